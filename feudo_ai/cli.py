@@ -1,0 +1,201 @@
+"""The ``feudo`` command line: self-play, rendering and replaying games.
+
+Every subcommand has ``--help``. Errors (bad files, bad flags, illegal records) print one line on stderr and
+exit with status 2; there is no traceback for anything a user can cause.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from typing import Sequence
+
+from engine import (DataFileError, FeudoError, GameRecord, Phase, State, load_map, load_ruleset, new_game,
+                    play_game)
+
+from .bots import BOTS, make_bot
+
+
+def _add_game_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--players", type=int, default=4, help="number of players, 2-4 (default 4)")
+    p.add_argument("--seed", type=int, default=1, help="seed of everything random (default 1)")
+    p.add_argument("--ruleset", default=None, help="ruleset name or JSON file (default: the packaged 'basic')")
+    p.add_argument("--map", dest="map_file", default=None,
+                   help="map name or JSON file (default: the packaged 'default' assembly, boards ordered by seed)")
+    p.add_argument("--turns", type=int, default=None, help="R20 longer game: number of turns (e.g. 15 or 20)")
+    p.add_argument("--virulent", action="store_true", help="R20 optional rule: Virulent Plague")
+    p.add_argument("--strategy-only", action="store_true", help="R20 optional rule: Only Strategy and Tactics")
+
+
+def _ruleset(args: argparse.Namespace):
+    ruleset = load_ruleset(args.ruleset)
+    return ruleset.with_options(turns=args.turns, virulent_plague=args.virulent or None,
+                                strategy_only=args.strategy_only or None)
+
+
+def _bots(spec: str, players: int, seed: int) -> list:
+    names = [s.strip() for s in spec.split(",") if s.strip()]
+    if not names:
+        raise ValueError("--bots: expected a comma-separated list of bot names")
+    if len(names) == 1:
+        names = names * players
+    if len(names) != players:
+        raise ValueError(f"--bots: expected 1 or {players} names, got {len(names)}")
+    return [make_bot(name, seed * 1000 + p) for p, name in enumerate(names)]
+
+
+def cmd_selfplay(args: argparse.Namespace) -> int:
+    ruleset = _ruleset(args)
+    if args.games < 1:
+        raise ValueError("--games: expected a positive integer")
+    verbose = args.games == 1 and not args.json
+    results = []
+    errors: list[str] = []
+    started = time.perf_counter()
+    for i in range(args.games):
+        seed = args.seed + i
+        try:
+            game_map = load_map(args.map_file, seed=seed)
+            state = new_game(ruleset, args.players, seed=seed, game_map=game_map)
+            bots = _bots(args.bots, args.players, seed)
+            printer = _TurnPrinter() if verbose else None
+            record, final = play_game(bots, state, seed=seed, on_action=printer)
+            record.bots = [b.name for b in bots]
+            if printer:
+                printer.finish(final)
+            if args.save and args.games == 1:
+                record.save(args.save)
+            decisions = sum(1 for s_action in _decisions(record))
+            results.append({"seed": seed, "turns": final.turn, "tiebreak_turns": final.tiebreak,
+                            "actions": len(record.actions), "decisions": decisions, "vp": final.vp,
+                            "winners": final.winners})
+        except FeudoError as e:
+            errors.append(f"seed {seed}: {e}")
+    elapsed = time.perf_counter() - started
+    wins = [0.0] * args.players
+    for r in results:
+        for w in r["winners"]:
+            wins[w] += 1.0 / len(r["winners"])
+    summary = {
+        "games": len(results),
+        "players": args.players,
+        "bots": [b.strip() for b in args.bots.split(",")],
+        "seed": args.seed,
+        "errors": len(errors),
+        "turns_mean": statistics.fmean(r["turns"] for r in results) if results else 0,
+        "turns_max": max((r["turns"] for r in results), default=0),
+        "tiebreak_games": sum(1 for r in results if r["tiebreak_turns"]),
+        "shared_wins": sum(1 for r in results if len(r["winners"]) > 1),
+        "decisions_per_game": statistics.fmean(r["decisions"] for r in results) if results else 0,
+        "actions_per_game": statistics.fmean(r["actions"] for r in results) if results else 0,
+        "wins_by_seat": wins,
+        "vp_mean": [statistics.fmean(r["vp"][p] for r in results) for p in range(args.players)] if results else [],
+        "seconds": round(elapsed, 3),
+        "games_per_s": round(len(results) / elapsed, 2) if elapsed > 0 else None,
+    }
+    if errors:
+        summary["first_errors"] = errors[:5]
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    elif not verbose:
+        for key, value in summary.items():
+            print(f"{key}: {value}")
+    return 1 if errors else 0
+
+
+def _decisions(record: GameRecord):
+    state = record.initial_state()
+    for a in record.actions:
+        if not state.is_chance_node():
+            yield a
+        state.apply_action(a)
+
+
+class _TurnPrinter:
+    """Prints a game turn by turn: every action, then the board at the end of each turn."""
+
+    def __init__(self):
+        self.turn = -1
+
+    def __call__(self, state: State, action: int) -> None:
+        if state.turn != self.turn:
+            if self.turn >= 1:
+                print(state)
+                print()
+            self.turn = state.turn
+            print(f"=== Turn {state.turn} ===" if state.turn else "=== Setup ===")
+        text = state.action_to_string(action)
+        who = "" if state.is_chance_node() else f"{state._actor_text()}: "
+        print(f"  [{Phase(state.phase).name.lower()}] {who}{text}")
+
+    def finish(self, state: State) -> None:
+        print(state)
+        names = [state.game.player_name(p) for p in state.winners]
+        print(f"Winner{'s' if len(names) > 1 else ''}: {', '.join(names)}  VP {state.vp}")
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    game_map = load_map(args.map_file, seed=args.seed)
+    if args.svg:
+        with open(args.svg, "w", encoding="utf-8") as f:
+            f.write(game_map.to_svg())
+        print(f"wrote {args.svg}")
+    else:
+        print(game_map.render_ascii())
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    record = GameRecord.load(args.record)
+    final = record.replay()
+    print(final)
+    print(f"{len(record.actions)} actions replayed; winners: "
+          f"{', '.join(final.game.player_name(p) for p in final.winners) or 'none yet'}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="feudo", description="Feudo AI: rules engine, bots and tools.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("selfplay", help="bots play each other; one game is printed turn by turn",
+                       description="Bots play each other. With --games 1 (the default) and no --json the game is "
+                                   "printed turn by turn; otherwise a summary is printed.")
+    _add_game_options(p)
+    p.add_argument("--games", type=int, default=1, help="number of games (seeds seed, seed+1, ...)")
+    p.add_argument("--bots", default="random",
+                   help=f"one bot for all seats or one per seat, comma-separated; known: {', '.join(sorted(BOTS))}")
+    p.add_argument("--json", action="store_true", help="print a JSON summary")
+    p.add_argument("--save", default=None, help="save the game record (JSON) when playing one game")
+    p.set_defaults(func=cmd_selfplay)
+
+    p = sub.add_parser("render", help="draw a map (ASCII, or SVG with --svg)")
+    p.add_argument("--map", dest="map_file", default=None, help="map name or JSON file (default: 'default')")
+    p.add_argument("--seed", type=int, default=1, help="seed of the board order (default 1)")
+    p.add_argument("--svg", default=None, help="write an SVG picture to this file")
+    p.set_defaults(func=cmd_render)
+
+    p = sub.add_parser("replay", help="replay a saved game record and print the final position")
+    p.add_argument("record", help="a game record JSON file (from selfplay --save)")
+    p.set_defaults(func=cmd_replay)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (FeudoError, ValueError, OSError) as e:
+        kind = "error" if not isinstance(e, DataFileError) else "bad data file"
+        print(f"feudo: {kind}: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
