@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import enum
 import json
+import math
 import numbers
 import os
 import random
@@ -272,6 +273,13 @@ class GameMap:
     def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild, (self.to_dict(), self.source))
 
+    # immutable, so copies may share the original (states are cloned often during search)
+    def __copy__(self) -> "GameMap":
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> "GameMap":
+        return self
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, GameMap):
             return NotImplemented
@@ -400,7 +408,6 @@ class GameMap:
                                f"{_xml_escape(label)}</text>")
         else:
             n = max(1, len(self.territories))
-            import math
             radius = 30 * n / math.pi + 40
             size = int(2 * radius + 80)
             pos = [(size / 2 + radius * math.cos(2 * math.pi * i / n),
@@ -545,8 +552,9 @@ def _parse_graph(d: Any, source: str) -> GameMap:
         t = ref(s["territory"], f"{p}.territory")
         b = ck.integer(s["board"], f"{p}.board", lo=0, hi=num_boards - 1)
         if kinds[t] != Kind.HILL or not rows[t]["outer"]:
+            where = "" if rows[t]["outer"] else " not on the outer edge"
             ck.fail(f"{p}.territory", f"expected an outer-edge Hill (rulebook: Castles), {s['territory']!r} is "
-                                      f"a {kinds[t].name.lower()}{'' if rows[t]['outer'] else ' not on the outer edge'}")
+                                      f"a {kinds[t].name.lower()}{where}")
         if (t, b) in seen_sites:
             ck.fail(p, f"duplicate castle site ({s['territory']!r}, board {b})")
         seen_sites.add((t, b))
@@ -662,7 +670,7 @@ def _validate_board(b: Any, source: str) -> tuple[str, list[str], dict[tuple[int
     cities: dict[tuple[int, int], str] = {}
     for key, cname in cities_raw.items():
         p = f"cities[{json.dumps(key)}]"
-        m = _CELL_KEY.match(key)
+        m = _CELL_KEY.match(key) if isinstance(key, str) else None
         if not m:
             ck.fail(p, 'expected a key "row,col"')
         rc = (int(m.group(1)), int(m.group(2)))

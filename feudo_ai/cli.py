@@ -188,7 +188,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        return _run(args)
+    except BrokenPipeError:  # output piped into e.g. `head`: not an error of ours
+        sys.stdout = None  # type: ignore[assignment]  # the reader is gone: nothing more to flush
+        return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
         return args.func(args)
+    except BrokenPipeError:
+        raise
     except (FeudoError, ValueError, OSError) as e:
         kind = "error" if not isinstance(e, DataFileError) else "bad data file"
         print(f"feudo: {kind}: {e}", file=sys.stderr)
