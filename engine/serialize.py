@@ -100,7 +100,11 @@ def state_from_dict(game: Game, d: Any) -> State:
             if count > kind.count:
                 raise c.fail(f"plague_drawn[{kind.index}]", f"at most {kind.count}", count)
     log = d.get("vp_log", [])
-    if not isinstance(log, list) or not all(isinstance(e, list) and len(e) == 3 for e in log):
+    # Every entry is checked (a raw int() on a malformed entry used to raise TypeError/ValueError).
+    if not isinstance(log, list) or not all(
+            isinstance(e, list) and len(e) == 3 and isinstance(e[0], int) and not isinstance(e[0], bool)
+            and 0 <= e[0] < n and isinstance(e[1], int) and not isinstance(e[1], bool) and isinstance(e[2], str)
+            for e in log):
         raise StateError("state.vp_log: expected a list of [player, delta, reason]")
 
     state = State(game)
