@@ -9,10 +9,12 @@ from .errors import DataFileError, FeudoError, IllegalActionError, StateError
 from .record import GameRecord, play_game, sample_chance
 from .ruleset import ArmyToken, PlagueCard, Ruleset, load_ruleset, ruleset_from_dict
 from .state import CASTLE, CHANCE, DEAD, TERMINAL, Game, Phase, State, new_game
+from .core import core_available, new_game as new_fast_game
 
 __all__ = [
     "PLAYER_NAMES", "ActionLayout", "GameMap", "Kind", "load_map", "DataFileError", "FeudoError",
     "IllegalActionError", "StateError", "GameRecord", "play_game", "sample_chance", "ArmyToken", "PlagueCard",
     "Ruleset", "load_ruleset", "ruleset_from_dict", "CASTLE", "CHANCE", "DEAD", "TERMINAL", "Game", "Phase",
     "State", "new_game",
+    "core_available", "new_fast_game",
 ]
