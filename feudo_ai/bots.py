@@ -40,15 +40,75 @@ class RandomBot(Bot):
         return self.rng.choice(state.legal_actions())
 
 
-BOTS: dict[str, Callable[[int], Bot]] = {"random": RandomBot}
+def _lazy(module: str, cls: str) -> Callable[..., Bot]:
+    """A factory importing its bot module on first use (the bot modules import this one)."""
+
+    def factory(seed: int = 0, **params) -> Bot:
+        import importlib
+
+        return getattr(importlib.import_module(f"feudo_ai.{module}"), cls)(seed, **params)
+
+    factory.__name__ = cls
+    return factory
 
 
-def register(name: str, factory: Callable[[int], Bot]) -> None:
+BOTS: dict[str, Callable[..., Bot]] = {
+    "random": RandomBot,
+    "greedy": _lazy("greedy", "GreedyBot"),
+    "pimc": _lazy("ismcts", "PIMCBot"),
+    "ismcts": _lazy("ismcts", "ISMCTSBot"),
+}
+
+
+def register(name: str, factory: Callable[..., Bot]) -> None:
     BOTS[name] = factory
 
 
+def _parse_value(text: str):
+    low = text.lower()
+    if low in ("true", "yes", "on"):
+        return True
+    if low in ("false", "no", "off"):
+        return False
+    if low in ("none", "null"):
+        return None
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_bot_spec(spec: str) -> tuple[str, dict]:
+    """``"ismcts:iterations=2000:playout=random"`` -> ("ismcts", {"iterations": 2000, "playout": "random"}).
+
+    Parameters follow the name, each ``key=value``, separated by ``:`` (``;`` also accepted), so that a spec
+    never contains the comma that separates seats in ``feudo selfplay --bots``.
+    """
+    parts = [x for x in str(spec).replace(";", ":").split(":")]
+    name, params = parts[0].strip(), {}
+    for item in parts[1:]:
+        item = item.strip()
+        if not item:
+            continue
+        if "=" not in item:
+            raise ValueError(f"bot {spec!r}: expected key=value parameters after the name, got {item!r}")
+        key, value = item.split("=", 1)
+        params[key.strip()] = _parse_value(value.strip())
+    return name, params
+
+
 def make_bot(name: str, seed: int) -> Bot:
-    """A bot by name (see :data:`BOTS`); ValueError naming the known bots for an unknown one."""
-    if name not in BOTS:
-        raise ValueError(f"unknown bot {name!r}; known bots: {', '.join(sorted(BOTS))}")
-    return BOTS[name](seed)
+    """A bot by spec (see :data:`BOTS` and :func:`parse_bot_spec`); ValueError naming the known bots for an
+    unknown one, or the bad parameter for a bad one."""
+    base, params = parse_bot_spec(name)
+    if base not in BOTS:
+        raise ValueError(f"unknown bot {base!r}; known bots: {', '.join(sorted(BOTS))}")
+    try:
+        bot = BOTS[base](seed, **params)
+    except TypeError as e:
+        raise ValueError(f"bot {name!r}: bad parameters ({e})") from None
+    if params:
+        bot.name = str(name)
+    return bot

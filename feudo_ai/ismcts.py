@@ -1,0 +1,713 @@
+"""Information-set Monte Carlo tree search (ISMCTS) and the determinized PIMC baseline, for 2-4 players.
+
+Honesty. A search is given one seat's observation (``state.observation(seat)``, rulings.md R22) and nothing
+else. Every iteration draws a world from a :mod:`feudo_ai.sampler` built from that observation, and every
+chance event (plague card, tied decider) is drawn by the search's own seeded generator; so the advice depends
+only on (observation, parameters, seed).
+
+Which ISMCTS. Feudo's only hidden moves are the secret selections of the Strategy phase (R6): each player's
+picks are seen by nobody else until revealed; every other action and every chance outcome is public. We use
+**MO-ISMCTS** (multiple-observer ISMCTS, Cowling, Powley & Whitehouse, "Information Set Monte Carlo Tree
+Search", IEEE TCIAIG 4(2), 2012, section IV.C) rather than SO-ISMCTS with partially observable moves: with
+SO-ISMCTS+POM the opponents' selections would be chosen from the searching seat's tree, where they are merged
+into one "?" move, i.e. opponents would select at random; MO-ISMCTS gives each player a tree of its own
+information sets, so each opponent chooses its selection with statistics conditioned on what *it* knows (its
+own hand) and no player's choice is visible to another inside the search.
+
+Trees as tables. Player i's tree is a table keyed by i's information set: a 64-bit hash of the sequence of
+i's observations since the root (every public action and chance outcome as itself, another player's secret
+pick as the single symbol "?", and the Trading Cards turned over without an action of their own (R9) as a
+public signature). As in Cowling et al.'s MO-ISMCTS the trees start at the searching seat's root, so a move
+hidden before the root is in no tree: every player's root node is what the seat's observation shows of that
+player (the seat's own selection, an opponent's revealed cards). An opponent therefore chooses its reveals
+with statistics merged over the hands it may hold (availability counts keep them consistent); keying its root
+by its sampled hand instead (``root_private=True``) splits its nodes over every hand and, measured, starves
+the tree: ISMCTS then lost 2.5/16 against PIMC at 200 iterations (quick benchmark). A node
+is created only for the player to act (the other trees would only record "?"/public edges that never drive a
+choice), one new node per iteration (plus a node cap for bounded memory). Nodes hold per-action visits,
+reward sums and **availability counts** ("the number of times the parent was visited while this child was
+available", Cowling et al. 2012), which replace the parent visit count in UCB because an action may exist in
+only some of the worlds that share an information set. Rewards are per-player vectors; each node is scored
+with its acting player's component.
+
+Simultaneous secret selection. The Strategy phase is a simultaneous move (R6) serialized by the engine. Inside
+the tree no one sees another's picks (they are "?" in every other tree), and at selection nodes we use
+**EXP3** (decoupled: each player runs its own bandit in its own tree) instead of UCB, since a deterministic
+UCB choice in a simultaneous move is exploitable and need not converge to an equilibrium, whereas the
+empirical frequencies of regret minimizers do (cf. Lanctot et al. on simultaneous-move MCTS). The final
+choice at a selection root is the most visited action (EXP3's average strategy's mode).
+
+Playouts. ``playout="random"``: uniformly random actions to the end of the game, reward = R19 returns.
+``playout="truncated"``: random actions until ``playout_turns`` turns after the root's turn have ended (0: the
+end of the root's turn), then an evaluation. ``playout="eval"``: no random actions, the leaf itself is
+evaluated. ``playout="mixed"`` (default): "truncated" when the leaf is before the turn's moves (Diplomacy,
+Strategy, Plague: an evaluation there cannot tell one secret selection from another, nothing has happened
+yet), "eval" otherwise. The evaluation is a softmax over the players of (VP + a small positional term,
+:func:`feudo_ai.evaluate.position_score`) divided by a temperature that shrinks as the end nears, read as win
+probabilities. ``policy="light"`` makes random playouts launch a declared attack only with every token that
+can join. Measured (2 players, ISMCTS against the greedy bot, seat-rotated, same seeds per comparison):
+reference engine, 20 games: truncated 60 iterations 0.40 (8.6 s/game), with the light policy 0.33, eval 60
+iterations 0.50 (2.4 s/game), eval 300 iterations 0.50; with c=0.2 and temperature 1 (the defaults) eval 60
+0.53 and eval 300 0.58; full random playouts 60 iterations 0.50 over 10 games at 33 s/game. With the core,
+200 iterations, 16 games: eval 0.44, mixed 0.56 (and 0.50 against PIMC with eval). All within noise at these
+sample sizes; "mixed" is the default because it is the only one that can value a selection at the root
+cheaply. The exploration constant is small because evaluated rewards differ by a few hundredths between
+moves; use c≈0.7 with random playouts (0/1 rewards).
+
+PIMC (:func:`pimc_search`): the classic determinized baseline: sample ``worlds`` worlds, run plain UCT on each
+as a perfect-information game (all actions visible to all players), sum the root visits (votes) across worlds.
+It suffers strategy fusion and lets opponents "see" selections; that is what it is for (a baseline).
+
+Limits: ``iterations``, ``time_limit`` (seconds), ``deadline`` (``time.monotonic()`` value), a ``cancel``
+``threading.Event`` polled between iterations and inside playouts (so it stops within a few ms), and
+``max_nodes``. Same seed and same iteration budget give the same advice. ``workers > 1`` runs root-parallel
+searches (threads or processes, seeds derived from the seed) and merges their root statistics and beliefs;
+the Python tree code holds the GIL, so threads gain only while the core runs a random playout in C (GIL
+released); ``parallel="process"`` scales on free cores (the principal variation is then only the best action).
+
+Engines. Worlds are built as reference :class:`engine.State` objects (validated by ``state_from_dict``) and
+converted to the Cython core's ``CoreState`` when it is built (:func:`feudo_ai.sampler.to_search_state`,
+``set_backend("reference")`` or FEUDO_SEARCH_BACKEND=reference to opt out); the search only uses the
+OpenSpiel-style API plus the public fields the evaluation reads, so it runs on either, and with "eval" or
+"truncated" playouts gives the same advice on both (tested). Random playouts use the core's
+``random_playout`` (C, GIL released) when available.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+from engine.record import sample_chance
+from engine.state import Phase
+
+from .bots import Bot
+from .evaluate import position_score
+from .sampler import make_sampler, to_search_state
+
+PLAYOUTS = ("truncated", "random", "eval", "mixed")
+_BEFORE_MOVES = (int(Phase.SELECT), int(Phase.CHANCE_PLAGUE), int(Phase.CHOOSE_ORDER), int(Phase.CHANCE_DECIDER))
+HIDDEN = -1  # the observation of another player's secret pick ("?")
+_SELECT = int(Phase.SELECT)
+
+
+@dataclass
+class SearchConfig:
+    iterations: int | None = 1000  # None: no iteration limit (then a time limit or deadline is needed)
+    time_limit: float | None = None  # seconds of wall time
+    deadline: float | None = None  # absolute time.monotonic() value
+    c: float = 0.2  # UCB exploration constant (rewards in [0, 1]; ~0.7 suits 0/1 rewards of random playouts)
+    exp3_gamma: float = 0.15  # EXP3 exploration at secret selection nodes
+    playout: str = "mixed"  # "mixed", "eval" (evaluate the leaf), "truncated" (random to a turn's end), "random"
+    playout_turns: int = 0  # truncated playouts: turns played after the root's turn ends (0: stop at its end)
+    policy: str = "uniform"  # playout policy: "uniform" random, or "light" (attacks with every token that can join)
+    vp_temperature: float = 1.0  # eval/truncated playouts: softmax temperature of scores at the start of the game
+    sampler: str = "uniform"  # "uniform" or "weighted"
+    root_private: bool = False  # opponents' root information sets split by their own (sampled) selection
+    max_nodes: int = 100_000  # node cap (bounded memory): no node is created beyond it
+    workers: int = 1  # root-parallel searches
+    parallel: str = "process"  # "process" or "thread"
+    worlds: int = 8  # PIMC only: number of determinizations
+    seed: int = 0
+
+    def validate(self) -> "SearchConfig":
+        if self.iterations is None and self.time_limit is None and self.deadline is None:
+            raise ValueError("search: give iterations, time_limit or deadline")
+        if self.iterations is not None and self.iterations < 1:
+            raise ValueError("iterations: expected a positive integer")
+        if self.policy not in ("uniform", "light"):
+            raise ValueError(f"policy: expected 'uniform' or 'light', got {self.policy!r}")
+        if self.playout not in PLAYOUTS:
+            raise ValueError(f"playout: expected one of {', '.join(PLAYOUTS)}, got {self.playout!r}")
+        if self.parallel not in ("process", "thread"):
+            raise ValueError(f"parallel: expected 'process' or 'thread', got {self.parallel!r}")
+        if self.workers < 1 or self.max_nodes < 1 or self.worlds < 1:
+            raise ValueError("workers, max_nodes and worlds must be positive")
+        return self
+
+
+@dataclass
+class Alternative:
+    action: int
+    text: str
+    visits: int
+    mean: float  # mean reward of the seat (win probability estimate)
+
+
+@dataclass
+class Advice:
+    best: int
+    best_text: str
+    alternatives: list[Alternative]  # ranked, most visited first
+    pv: list[tuple[int, str]]  # principal variation for the rest of the seat's own consecutive actions
+    beliefs: dict[int, dict[str, list[float]]]  # per opponent: P(army card t selected), P(trading card c)
+    stats: dict[str, Any]
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class Node:
+    """Statistics of one information set of the acting player (see module docstring)."""
+
+    __slots__ = ("player", "exp3", "visits", "total", "avail", "gain", "n")
+
+    def __init__(self, player: int, exp3: bool):
+        self.player = player
+        self.exp3 = exp3
+        self.visits: dict[int, int] = {}
+        self.total: dict[int, float] = {}
+        self.avail: dict[int, int] = {}
+        self.gain: dict[int, float] = {}  # EXP3 cumulative importance-weighted rewards
+        self.n = 0
+
+
+def _key(k: int, obs: int) -> int:
+    """Extend an information-set key by one observation (ints only: hashing is the same in every process)."""
+    return hash((k, obs))
+
+
+def _private_key(q: int, sel_army: list, sel_trade: int) -> int:
+    """Root key of player q: its private knowledge at the root (its own current selection)."""
+    return hash((-7, q, tuple(bool(x) for x in sel_army), sel_trade))
+
+
+_REVEALING = (int(Phase.REVEAL), int(Phase.MOVE), int(Phase.MILADY), int(Phase.MARCH))
+
+
+def _trade_signature(state) -> int:
+    """The public facts revealed without an action of their own: Trading Cards are turned over automatically
+    (R9) after the last Army Card reveal and between marches. Observed by every player."""
+    shown = state.trade_revealed
+    sel = state.sel_trade
+    return hash((-11, tuple(sel[q] if shown[q] else -1 for q in range(len(shown))),
+                 tuple(tuple(h) for h in state.trade_held)))
+
+
+class _Searcher:
+    """One search tree set (one worker). ``perfect=True`` makes it the per-world UCT of PIMC."""
+
+    def __init__(self, game, obs: dict, cfg: SearchConfig, cancel: threading.Event | None, perfect: bool = False):
+        self.game = game
+        self.obs = obs
+        self.cfg = cfg
+        self.cancel = cancel
+        self.perfect = perfect
+        self.seat = obs["seat"]
+        self.n = game.num_players
+        self.sampler = make_sampler(cfg.sampler, game, obs)
+        self.tree: dict[tuple[int, int], Node] = {}
+        self.nodes = 0
+        self.iterations = 0
+        self.worlds = 0
+        self.max_depth = 0
+        self.stop: str | None = None  # why the search stopped: iterations, time or cancelled
+        self.elapsed = 0.0
+        self._root_override: dict[int, tuple[int, float]] | None = None  # PIMC: votes summed over worlds
+        self.root_turn = obs["turn"]
+        self.turns = game.ruleset.turns
+        self.first_fields: dict | None = None
+        k, nt = game.num_tokens, len(game.ruleset.trading_cards)
+        self.belief_army = [[0] * k for _ in range(self.n)]
+        self.belief_trade = [[0] * nt for _ in range(self.n)]
+
+    # -- worlds ----------------------------------------------------------------------------------------------
+    def _world(self, rng: random.Random, fields_: dict | None = None):
+        d = fields_ if fields_ is not None else self.sampler.sample_fields(rng)
+        if self.first_fields is None:
+            self.first_fields = d
+        self.worlds += 1
+        for q in range(self.n):
+            if q == self.seat:
+                continue
+            for t, v in enumerate(d["sel_army"][q]):
+                if v:
+                    self.belief_army[q][t] += 1
+            if d["sel_trade"][q] >= 0:
+                self.belief_trade[q][d["sel_trade"][q]] += 1
+        from engine.serialize import state_from_dict
+
+        return to_search_state(state_from_dict(self.game, d)), d
+
+    def _root_keys(self, d: dict) -> list[int]:
+        if self.perfect:
+            return [0] * self.n
+        if self.cfg.root_private:
+            # each player's root information set includes its own selection in this world
+            return [_private_key(q, d["sel_army"][q], d["sel_trade"][q]) for q in range(self.n)]
+        # Cowling et al.'s MO-ISMCTS: the trees start at the searcher's root, so moves hidden before the root
+        # are in no tree: every player's root is what the searching seat's observation shows of it.
+        obs = self.obs
+        return [_private_key(q, obs["sel_army"][q], obs["sel_trade"][q]) for q in range(self.n)]
+
+    # -- one iteration -----------------------------------------------------------------------------------------
+    def iterate(self, rng: random.Random, world=None, d: dict | None = None) -> None:
+        if world is None:
+            world, d = self._world(rng)
+        state = world.clone() if self.perfect else world
+        keys = self._root_keys(d)
+        tree = self.tree
+        path: list[tuple[Node, int, list[int], float]] = []
+        created = False
+        perfect = self.perfect
+        depth = 0
+        tsig = None
+        while not state.is_terminal():
+            if state.is_chance_node():
+                a = sample_chance(state, rng)
+                state.apply_action(a)
+                keys = [_key(k, a) for k in keys]
+                continue
+            p = state.current_player()
+            legal = state.legal_actions()
+            phase = state.phase
+            hidden = (not perfect) and phase == _SELECT
+            if len(legal) == 1:
+                a = legal[0]
+            else:
+                node = tree.get((p, keys[p]))
+                if node is None:
+                    if created or self.nodes >= self.cfg.max_nodes:
+                        break  # leave the tree: playout from here
+                    node = Node(p, exp3=hidden)  # EXP3 at secret selection nodes, UCB elsewhere
+                    tree[(p, keys[p])] = node
+                    self.nodes += 1
+                    created = True
+                a, prob = self._select(node, legal, rng)
+                path.append((node, a, legal, prob))
+                depth += 1
+            state.apply_action(a)
+            if hidden:
+                keys = [_key(k, a if q == p else HIDDEN) for q, k in enumerate(keys)]
+            else:
+                keys = [_key(k, a) for k in keys]
+                if not perfect and phase in _REVEALING:
+                    sig = _trade_signature(state)
+                    if sig != tsig:  # Trading Cards turned over: everyone sees them
+                        keys = [_key(k, sig) for k in keys]
+                        tsig = sig
+        rewards = self._playout(state, rng)
+        if depth > self.max_depth:
+            self.max_depth = depth
+        for node, a, legal, prob in path:
+            r = rewards[node.player]
+            node.n += 1
+            av = node.avail
+            for b in legal:
+                av[b] = av.get(b, 0) + 1
+            node.visits[a] = node.visits.get(a, 0) + 1
+            node.total[a] = node.total.get(a, 0.0) + r
+            if node.exp3:
+                node.gain[a] = node.gain.get(a, 0.0) + r / prob
+        self.iterations += 1
+
+    def _select(self, node: Node, legal: list[int], rng: random.Random) -> tuple[int, float]:
+        if node.exp3:
+            K = len(legal)
+            gamma = self.cfg.exp3_gamma
+            eta = gamma / K
+            gains = [node.gain.get(b, 0.0) for b in legal]
+            top = max(gains)
+            w = [math.exp(eta * (g - top)) for g in gains]
+            s = sum(w)
+            probs = [(1.0 - gamma) * x / s + gamma / K for x in w]
+            r = rng.random()
+            acc = 0.0
+            for b, pr in zip(legal, probs):
+                acc += pr
+                if r < acc:
+                    return b, pr
+            return legal[-1], probs[-1]
+        visits = node.visits
+        untried = [b for b in legal if b not in visits]
+        if untried:
+            return untried[0] if len(untried) == 1 else rng.choice(untried), 1.0
+        c = self.cfg.c
+        total, avail = node.total, node.avail
+        best, best_v = legal[0], -1e18
+        for b in legal:
+            v = visits[b]
+            u = total[b] / v + c * math.sqrt(math.log(avail.get(b, 1)) / v)
+            if u > best_v:
+                best, best_v = b, u
+        return best, 1.0
+
+    # -- playouts --------------------------------------------------------------------------------------------
+    def _playout(self, state, rng: random.Random) -> list[float]:
+        mode = self.cfg.playout
+        if mode == "mixed":
+            # a leaf before the turn's moves cannot tell selections apart: play the turn out; else evaluate
+            mode = "truncated" if state.phase in _BEFORE_MOVES else "eval"
+        if mode == "eval":  # no random actions: evaluate the leaf itself
+            return list(state.returns()) if state.is_terminal() else self._evaluate(state)
+        if (self.cfg.playout == "random" and self.cfg.policy == "uniform" and hasattr(state, "random_playout")
+                and not state.is_terminal()):
+            return list(state.random_playout(rng.getrandbits(63)))  # the core's playout in C (GIL released)
+        truncated = mode == "truncated"
+        stop_turn = self.root_turn + self.cfg.playout_turns
+        cancel = self.cancel
+        steps = 0
+        choice = rng.choice
+        light = self.cfg.policy == "light"
+        join_lo, join_hi = self.game.layout.JOIN, self.game.layout.ADVANCE
+        attack_join = int(Phase.ATTACK_JOIN)
+        while not state.is_terminal():
+            if truncated and state.turn > stop_turn:
+                break
+            if state.is_chance_node():
+                state.apply_action(sample_chance(state, rng))
+            else:
+                legal = state.legal_actions()
+                if len(legal) == 1:
+                    a = legal[0]
+                elif light and state.phase == attack_join:
+                    # a declared attack is launched only with every token that can join (never half-hearted)
+                    joins = [b for b in legal if join_lo <= b < join_hi]
+                    a = choice(joins) if joins else legal[0]
+                else:
+                    a = choice(legal)
+                state.apply_action(a)
+            steps += 1
+            if cancel is not None and (steps & 63) == 0 and cancel.is_set():
+                break
+        if state.is_terminal():
+            return list(state.returns())
+        return self._evaluate(state)
+
+    def _evaluate(self, state) -> list[float]:
+        n = self.n
+        players = [p for p in range(n) if state.active[p]] if state.tiebreak else list(range(n))
+        left = max(0, self.turns - state.turn + 1)
+        temp = max(0.5, self.cfg.vp_temperature * math.sqrt(left / max(1, self.turns)))
+        scores = {p: position_score(state, p) / temp for p in players}
+        top = max(scores.values())
+        ex = {p: math.exp(v - top) for p, v in scores.items()}
+        s = sum(ex.values())
+        return [ex.get(p, 0.0) / s for p in range(n)]
+
+    # -- driving ---------------------------------------------------------------------------------------------
+    def stop_reason(self, started: float, budget_iters: int | None, deadline: float | None) -> str | None:
+        if self.cancel is not None and self.cancel.is_set():
+            return "cancelled"
+        if budget_iters is not None and self.iterations >= budget_iters:
+            return "iterations"
+        if deadline is not None and time.monotonic() >= deadline:
+            return "time"
+        return None
+
+    def root_stats(self) -> dict[int, tuple[int, float]]:
+        node = self.tree.get((self.seat, self._root_key()))
+        if node is None:
+            return {}
+        return {a: (node.visits[a], node.total[a]) for a in node.visits}
+
+    def _root_key(self) -> int:
+        if self.perfect:
+            return 0
+        return _private_key(self.seat, self.obs["sel_army"][self.seat], self.obs["sel_trade"][self.seat])
+
+
+def _deadline(cfg: SearchConfig, started: float) -> float | None:
+    deadline = cfg.deadline
+    if cfg.time_limit is not None:
+        t = started + cfg.time_limit
+        deadline = t if deadline is None else min(deadline, t)
+    return deadline
+
+
+def _run_ismcts(game, obs: dict, cfg: SearchConfig, cancel: threading.Event | None) -> _Searcher:
+    started = time.monotonic()
+    deadline = _deadline(cfg, started)
+    s = _Searcher(game, obs, cfg, cancel)
+    rng = random.Random(cfg.seed)
+    while True:
+        reason = s.stop_reason(started, cfg.iterations, deadline)
+        if reason:
+            s.stop = reason
+            break
+        s.iterate(rng)
+    s.elapsed = time.monotonic() - started
+    return s
+
+
+def _run_pimc(game, obs: dict, cfg: SearchConfig, cancel: threading.Event | None) -> _Searcher:
+    """Plain UCT on ``cfg.worlds`` sampled worlds; root visits summed (votes) across worlds."""
+    started = time.monotonic()
+    deadline = _deadline(cfg, started)
+    rng = random.Random(cfg.seed)
+    merged = _Searcher(game, obs, cfg, cancel, perfect=True)
+    root_visits: dict[int, int] = {}
+    root_total: dict[int, float] = {}
+    W = cfg.worlds if cfg.iterations is None else min(cfg.worlds, cfg.iterations)
+    for w in range(W):
+        one = _Searcher(game, obs, cfg, cancel, perfect=True)
+        world, d = merged._world(rng)
+        per_world = None if cfg.iterations is None else cfg.iterations // W + (1 if w < cfg.iterations % W else 0)
+        w_deadline = None
+        if deadline is not None:
+            now = time.monotonic()
+            w_deadline = now + (deadline - now) / (W - w)
+        while True:
+            reason = one.stop_reason(started, per_world, w_deadline)
+            if reason:
+                break
+            one.iterate(rng, world, d)
+        for a, (v, t) in one.root_stats().items():
+            root_visits[a] = root_visits.get(a, 0) + v
+            root_total[a] = root_total.get(a, 0.0) + t
+        merged.iterations += one.iterations
+        merged.nodes += one.nodes
+        merged.max_depth = max(merged.max_depth, one.max_depth)
+        if w == 0:
+            merged.tree = one.tree  # for the principal variation
+        if cancel is not None and cancel.is_set():
+            merged.stop = "cancelled"
+            break
+        if deadline is not None and time.monotonic() >= deadline:
+            merged.stop = "time"
+            break
+    merged.stop = merged.stop or "iterations"
+    merged._root_override = {a: (root_visits[a], root_total[a]) for a in root_visits}
+    merged.elapsed = time.monotonic() - started
+    return merged
+
+
+def _worker(args) -> dict:
+    kind, game, obs, cfg = args
+    cancel = _PROCESS_CANCEL[0] if _PROCESS_CANCEL else None
+    s = (_run_pimc if kind == "pimc" else _run_ismcts)(game, obs, cfg, cancel)
+    return _summary(s)
+
+
+_PROCESS_CANCEL: list = []
+
+
+def _init_process(event) -> None:
+    _PROCESS_CANCEL.clear()
+    _PROCESS_CANCEL.append(event)
+
+
+def _summary(s: _Searcher) -> dict:
+    root = s._root_override if s._root_override is not None else s.root_stats()
+    return {"root": root, "iterations": s.iterations, "worlds": s.worlds, "nodes": s.nodes,
+            "max_depth": s.max_depth, "stop": s.stop, "belief_army": s.belief_army,
+            "belief_trade": s.belief_trade, "searcher": s}
+
+
+def _search(kind: str, game, obs: dict, cfg: SearchConfig, cancel: threading.Event | None) -> Advice:
+    cfg.validate()
+    started = time.monotonic()
+    if cfg.deadline is None and cfg.time_limit is not None:
+        cfg = replace(cfg, deadline=started + cfg.time_limit, time_limit=None)
+    runner = _run_pimc if kind == "pimc" else _run_ismcts
+    if cfg.workers == 1:
+        summaries = [_summary(runner(game, obs, cfg, cancel))]
+    else:
+        subs = []
+        for i in range(cfg.workers):
+            iters = None
+            if cfg.iterations is not None:
+                iters = max(1, cfg.iterations // cfg.workers + (1 if i < cfg.iterations % cfg.workers else 0))
+            subs.append(replace(cfg, workers=1, iterations=iters, seed=_derive(cfg.seed, i)))
+        if cfg.parallel == "thread":
+            with ThreadPoolExecutor(cfg.workers) as ex:
+                summaries = list(ex.map(lambda c: _summary(runner(game, obs, c, cancel)), subs))
+        else:
+            import multiprocessing as mp
+
+            ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+            event = ctx.Event()
+            with ProcessPoolExecutor(cfg.workers, mp_context=ctx, initializer=_init_process,
+                                     initargs=(event,)) as ex:
+                futs = [ex.submit(_worker_noobj, (kind, game, obs, c)) for c in subs]
+                watcher_stop = threading.Event()
+
+                def watch():
+                    while not watcher_stop.is_set():
+                        if cancel is not None and cancel.is_set():
+                            event.set()
+                            return
+                        watcher_stop.wait(0.005)
+                th = threading.Thread(target=watch, daemon=True)
+                th.start()
+                try:
+                    summaries = [f.result() for f in futs]
+                finally:
+                    watcher_stop.set()
+            # the PV needs a tree: rebuild it locally is too costly; use a short local search's tree instead
+            summaries[0]["searcher"] = None
+    return _advice(kind, game, obs, cfg, summaries, time.monotonic() - started)
+
+
+def _worker_noobj(args) -> dict:
+    d = _worker(args)
+    d.pop("searcher", None)
+    return d
+
+
+def _derive(seed: int, i: int) -> int:
+    return (int(seed) * 1_000_003 + 7919 * (i + 1)) & 0x7FFFFFFF
+
+
+def _advice(kind: str, game, obs: dict, cfg: SearchConfig, summaries: list[dict], elapsed: float) -> Advice:
+    from engine.serialize import state_from_dict
+
+    from .sampler import observation_fields
+
+    seat = obs["seat"]
+    visits: dict[int, int] = {}
+    total: dict[int, float] = {}
+    for s in summaries:
+        for a, (v, t) in s["root"].items():
+            visits[a] = visits.get(a, 0) + v
+            total[a] = total.get(a, 0.0) + t
+    probe = state_from_dict(game, observation_fields(obs))
+    legal = probe.legal_actions()
+    for a in list(visits):
+        if a not in legal:  # cannot happen for an honest root (the seat's legal actions are known); be safe
+            visits.pop(a)
+            total.pop(a)
+    ranked = sorted(visits, key=lambda a: (-visits[a], -total[a] / visits[a], a))
+    alternatives = [Alternative(a, probe.action_to_string(a), visits[a], total[a] / visits[a]) for a in ranked]
+    if ranked:
+        best = ranked[0]
+    else:
+        best = legal[0]  # no iteration finished (e.g. cancelled at once): first legal action
+    worlds = sum(s["worlds"] for s in summaries)
+    beliefs: dict[int, dict[str, list[float]]] = {}
+    n, k = game.num_players, game.num_tokens
+    for q in range(n):
+        if q == seat:
+            continue
+        army = [sum(s["belief_army"][q][t] for s in summaries) / max(1, worlds) for t in range(k)]
+        trade_counts = [sum(s["belief_trade"][q][c] for s in summaries) for c in range(len(game.ruleset.trading_cards))]
+        tt = sum(trade_counts)
+        beliefs[q] = {"army": army, "trade": [x / tt if tt else 0.0 for x in trade_counts]}
+    iterations = sum(s["iterations"] for s in summaries)
+    pv = _principal_variation(summaries[0].get("searcher"), probe, seat, best)
+    stats = {
+        "algorithm": kind,
+        "iterations": iterations,
+        "worlds_sampled": worlds,
+        "nodes": sum(s["nodes"] for s in summaries),
+        "max_depth": max(s["max_depth"] for s in summaries),
+        "elapsed": elapsed,
+        "iterations_per_s": iterations / elapsed if elapsed > 0 else None,
+        "stopped_by": summaries[0]["stop"],
+        "workers": len(summaries),
+        "playout": cfg.playout,
+        "seed": cfg.seed,
+    }
+    return Advice(best, probe.action_to_string(best), alternatives, pv, beliefs, stats)
+
+
+def _principal_variation(searcher: _Searcher | None, probe, seat: int, best: int) -> list[tuple[int, str]]:
+    """The seat's most-visited actions while it keeps acting (in one sampled world: the first one)."""
+    pv = [(best, probe.action_to_string(best))]
+    if searcher is None or searcher.first_fields is None:
+        return pv
+    from engine.serialize import state_from_dict
+
+    d = searcher.first_fields
+    state = state_from_dict(searcher.game, d)
+    keys = searcher._root_keys(d)
+    a = best
+    tsig = None
+    for _ in range(40):
+        p = state.current_player()
+        phase = state.phase
+        hidden = phase == _SELECT and not searcher.perfect
+        state.apply_action(a)
+        if hidden:
+            keys = [_key(kk, a if q == p else HIDDEN) for q, kk in enumerate(keys)]
+        else:
+            keys = [_key(kk, a) for kk in keys]
+            if not searcher.perfect and phase in _REVEALING:
+                sig = _trade_signature(state)
+                if sig != tsig:
+                    keys = [_key(kk, sig) for kk in keys]
+                    tsig = sig
+        if state.is_terminal() or state.is_chance_node() or state.current_player() != seat:
+            break
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            a = legal[0]
+        else:
+            node = searcher.tree.get((seat, keys[seat]))
+            if node is None or not node.visits:
+                break
+            cands = [b for b in legal if b in node.visits]
+            if not cands:
+                break
+            a = max(cands, key=lambda b: (node.visits[b], -b))
+        pv.append((a, state.action_to_string(a)))
+    return pv
+
+
+# -- public API ------------------------------------------------------------------------------------------------
+def _config(kwargs: dict) -> SearchConfig:
+    names = {f.name for f in fields(SearchConfig)}
+    bad = [k for k in kwargs if k not in names]
+    if bad:
+        raise ValueError(f"unknown search parameter(s) {', '.join(bad)}; known: {', '.join(sorted(names))}")
+    return SearchConfig(**kwargs)
+
+
+def ismcts_search(game, obs: dict, cancel: threading.Event | None = None, **params) -> Advice:
+    """MO-ISMCTS from one seat's observation (``state.observation(seat)``); see the module docstring."""
+    return _search("ismcts", game, obs, _config(params), cancel)
+
+
+def pimc_search(game, obs: dict, cancel: threading.Event | None = None, **params) -> Advice:
+    """Determinized UCT (PIMC) from one seat's observation; see the module docstring."""
+    return _search("pimc", game, obs, _config(params), cancel)
+
+
+def advise(state, seat: int | None = None, algorithm: str = "ismcts", cancel: threading.Event | None = None,
+           **params) -> Advice:
+    """Convenience: advice for ``seat`` (default: the player to act) from ``state.observation(seat)`` only."""
+    seat = state.current_player() if seat is None else seat
+    obs = state.observation(seat)
+    fn = pimc_search if algorithm == "pimc" else ismcts_search
+    return fn(state.game, obs, cancel=cancel, **params)
+
+
+class _SearchBot(Bot):
+    algorithm = "ismcts"
+    defaults: dict = {}
+
+    def __init__(self, seed: int = 0, **params):
+        super().__init__(seed)
+        self.params = {**self.defaults, **params}
+        self.params.pop("seed", None)
+        _config(dict(self.params)).validate()  # fail early on bad parameters
+        self.last_advice: Advice | None = None
+
+    def choose(self, state) -> int:
+        seat = state.current_player()
+        obs = state.observation(seat)
+        fn = pimc_search if self.algorithm == "pimc" else ismcts_search
+        advice = fn(state.game, obs, seed=self.rng.getrandbits(31), **self.params)
+        self.last_advice = advice
+        return advice.best
+
+
+class ISMCTSBot(_SearchBot):
+    """MO-ISMCTS (default 300 iterations, truncated playouts)."""
+
+    name = "ismcts"
+    algorithm = "ismcts"
+    defaults = {"iterations": 300}
+
+
+class PIMCBot(_SearchBot):
+    """Determinized UCT baseline (default 300 iterations over 6 worlds)."""
+
+    name = "pimc"
+    algorithm = "pimc"
+    defaults = {"iterations": 300, "worlds": 6}

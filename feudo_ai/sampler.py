@@ -1,0 +1,261 @@
+"""Determinization: full game states consistent with what one seat may know (rulings.md R22).
+
+A sampler is built from ``state.observation(seat)`` and nothing else, so a search that draws its worlds from
+it cannot learn anything the seat does not know: that is what makes the search honest. The only hidden state
+of Feudo is each opponent's current secret selection (R6): the Army Cards not yet revealed and the Trading
+Card not yet revealed. The plague deck is not stored in a state (a plague draw is a chance node over the kinds
+not yet drawn), so the search resolves it with its own seeded generator and there is nothing to sample here.
+
+What a world must respect, per opponent ``q``:
+
+- exactly ``selected_count[q]`` selected Army Cards, all among the cards ``q`` still holds, including every
+  card ``q`` has revealed this turn (the observation's ``sel_army[q]`` holds exactly the revealed ones);
+- while ``q`` is still picking (SELECT phase, ascending picks), the picks so far are the lowest cards of a full
+  selection, so the world can be completed by legal actions;
+- a Trading Card only once ``q`` has finished selecting (``sel_done``), among the cards ``q`` holds (one per
+  distinct value: identical cards are one choice), unless it is already revealed;
+- R7/R16/R22 public evidence: ``merc_moved[q] > 0`` proves that the card's shillings, with the King's Help
+  ``q`` would receive, cover every Mercenary moved.
+
+The seat's own selection is copied from the observation unchanged.
+
+Two samplers: :class:`UniformSampler` (every consistent selection equally likely, per legal choice) and
+:class:`WeightedSampler` (a simple opponent model: cards of tokens that can move, and of stronger tokens, are
+more likely to have been picked; cards with shillings more likely when the player has tokens on the map).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from typing import Any, Callable, Sequence
+
+from engine.serialize import state_from_dict
+from engine.state import DEAD, Game, Phase, State
+
+OBS_EXTRA_KEYS = ("selected_count", "seat", "current_player")
+
+
+def observation_fields(obs: dict) -> dict:
+    """The state fields of an observation (its extra keys stripped), as a fresh dict safe to modify."""
+    out = {}
+    for k, v in obs.items():
+        if k in OBS_EXTRA_KEYS:
+            continue
+        if isinstance(v, list):
+            out[k] = [list(x) if isinstance(x, list) else x for x in v]
+        else:
+            out[k] = v
+    return out
+
+
+def _weighted_choice(rng: random.Random, items: Sequence[int], weights: Sequence[float]) -> int:
+    total = sum(weights)
+    r = rng.random() * total
+    acc = 0.0
+    for item, w in zip(items, weights):
+        acc += w
+        if r < acc:
+            return item
+    return items[-1]
+
+
+def _weighted_subset(rng: random.Random, items: list[int], weights: list[float], size: int) -> list[int]:
+    """``size`` distinct items, drawn one by one with probability proportional to weight (no replacement)."""
+    items, weights = list(items), list(weights)
+    out = []
+    for _ in range(size):
+        i = items.index(_weighted_choice(rng, items, weights))
+        out.append(items.pop(i))
+        weights.pop(i)
+    return out
+
+
+class Sampler:
+    """Base sampler: ``sample(rng)`` returns a :class:`engine.State` consistent with the observation.
+
+    Subclasses only change :meth:`army_weights` and :meth:`trade_weights` (the opponent model).
+    """
+
+    name = "base"
+
+    def __init__(self, game: Game, obs: dict):
+        self.game = game
+        self.obs = obs
+        self.seat: int = obs["seat"]
+        self.fields = observation_fields(obs)
+        # A probe world (opponents' hidden cards blanked): public facts such as King's Help are read from it.
+        self._probe = state_from_dict(game, observation_fields(obs))
+        self.plans: list[tuple[int, int, list[int], list[int], bool, list[int]]] = []
+        n, k = game.num_players, game.num_tokens
+        for q in range(n):
+            if q == self.seat:
+                continue
+            revealed = [t for t in range(k) if obs["revealed"][q][t]]
+            count = obs["selected_count"][q]
+            hidden_n = count - len(revealed)
+            candidates = [t for t in range(k) if obs["army_held"][q][t] and not obs["revealed"][q][t]]
+            if hidden_n < 0 or hidden_n > len(candidates):
+                raise ValueError(f"observation: player {q} has {count} selected cards, {len(revealed)} revealed "
+                                 f"and {len(candidates)} other held cards")
+            # Mid-selection (this player is picking now): the picks so far are a prefix of a full selection.
+            need = min(game.ruleset.army_cards_selected, sum(obs["army_held"][q]))
+            partial = obs["phase"] == Phase.SELECT and not obs["sel_done"][q] and 0 < count < need
+            trade_choices: list[int] = []
+            if obs["sel_done"][q] and not obs["trade_revealed"][q]:
+                trade_choices = self._trade_choices(q)
+                if not trade_choices:
+                    raise ValueError(f"observation: no Trading Card of player {q} explains the public evidence "
+                                     f"(merc_moved={obs['merc_moved'][q]})")
+            self.plans.append((q, hidden_n, candidates, revealed, partial, trade_choices))
+
+    def _trade_choices(self, q: int) -> list[int]:
+        """Trading Cards q may have selected: one per distinct held value, consistent with merc evidence."""
+        values = self.game.ruleset.trading_cards
+        held = self.obs["trade_held"][q]
+        paid = self.obs["merc_moved"][q]
+        seen: set[int] = set()
+        out = []
+        for c, v in enumerate(values):
+            if held[c] and v not in seen:
+                seen.add(v)
+                if paid > 0 and self._probe.shillings_of(q, c) < paid:
+                    continue  # R7: a moved Mercenary proves the card pays for it
+                out.append(c)
+        return out
+
+    # -- opponent model ------------------------------------------------------------------------------------
+    def army_weights(self, q: int, candidates: list[int]) -> list[float]:
+        return [1.0] * len(candidates)
+
+    def trade_weights(self, q: int, choices: list[int]) -> list[float]:
+        return [1.0] * len(choices)
+
+    # -- sampling ------------------------------------------------------------------------------------------
+    def sample_fields(self, rng: random.Random) -> dict:
+        """The state dict of one world (a fresh copy; the observation is not modified)."""
+        d = observation_fields(self.obs)
+        k = self.game.num_tokens
+        need_all = self.game.ruleset.army_cards_selected
+        for q, hidden_n, candidates, revealed, partial, trade_choices in self.plans:
+            if partial:
+                # Draw a full selection the player could be completing, keep its lowest `count` cards.
+                held = [t for t in range(k) if self.obs["army_held"][q][t]]
+                need = min(need_all, len(held))
+                full = _weighted_subset(rng, held, self.army_weights(q, held), need)
+                picks = sorted(full)[:hidden_n]
+            else:
+                picks = _weighted_subset(rng, candidates, self.army_weights(q, candidates), hidden_n)
+            sel = [False] * k
+            for t in revealed + picks:
+                sel[t] = True
+            d["sel_army"][q] = sel
+            if trade_choices:
+                d["sel_trade"][q] = _weighted_choice(rng, trade_choices, self.trade_weights(q, trade_choices))
+        return d
+
+    def sample(self, rng: random.Random) -> State:
+        """One world: a full :class:`engine.State` (validated by ``state_from_dict``)."""
+        return state_from_dict(self.game, self.sample_fields(rng))
+
+
+class UniformSampler(Sampler):
+    """Every consistent selection equally likely (Army Cards uniformly; one of the distinct Trading values)."""
+
+    name = "uniform"
+
+
+class WeightedSampler(Sampler):
+    """Opponent model: players pick cards of tokens that can move, stronger tokens, and shilling cards when
+    they have tokens on the map to march (a prior; the public evidence constraints still hold exactly)."""
+
+    name = "weighted"
+
+    def army_weights(self, q: int, candidates: list[int]) -> list[float]:
+        s = self._probe
+        out = []
+        for t in candidates:
+            if s.loc[q][t] == DEAD or s.rest_until[q][t] >= s.turn or s.charmed[q]:
+                out.append(0.25)  # a card that moves nothing is rarely picked
+            else:
+                out.append(1.0 + 0.25 * s.number(q, t))
+        return out
+
+    def trade_weights(self, q: int, choices: list[int]) -> list[float]:
+        s = self._probe
+        on_map = any(x >= 0 for x in s.loc[q])
+        values = self.game.ruleset.trading_cards
+        return [(2.0 if values[c] > 0 and on_map else 1.0) for c in choices]
+
+
+SAMPLERS: dict[str, Callable[[Game, dict], Sampler]] = {"uniform": UniformSampler, "weighted": WeightedSampler}
+
+
+def make_sampler(name: str, game: Game, obs: dict) -> Sampler:
+    if name not in SAMPLERS:
+        raise ValueError(f"unknown sampler {name!r}; known: {', '.join(sorted(SAMPLERS))}")
+    return SAMPLERS[name](game, obs)
+
+
+def sample_world(game: Game, obs: dict, rng: random.Random, sampler: str = "uniform") -> State:
+    """Convenience: one world consistent with ``obs``."""
+    return make_sampler(sampler, game, obs).sample(rng)
+
+
+# What the search and its evaluation read from a world besides the OpenSpiel-style methods.
+SEARCH_ATTRIBUTES = ("phase", "turn", "tiebreak", "active", "vp", "loc", "stricken", "entered", "owner",
+                     "plague_village", "king", "castle", "game", "number", "red_number", "castle_territory")
+
+
+BACKENDS = ("auto", "reference")
+_BACKEND = [os.environ.get("FEUDO_SEARCH_BACKEND", "auto")]
+
+
+def set_backend(name: str) -> str:
+    """Worlds of the search: "auto" (the Cython core when built, else the reference) or "reference".
+    Returns the previous setting. The environment variable FEUDO_SEARCH_BACKEND sets the initial value."""
+    if name not in BACKENDS:
+        raise ValueError(f"backend: expected one of {', '.join(BACKENDS)}, got {name!r}")
+    old = _BACKEND[0]
+    _BACKEND[0] = name
+    return old
+
+
+def search_backend() -> str:
+    """The implementation search worlds actually use now: "core" or "reference"."""
+    if _BACKEND[0] == "reference" or _core_converter() is None:
+        return "reference"
+    return "core"
+
+
+def to_search_state(state: Any) -> Any:
+    """Convert a reference world to the fast core's state when :mod:`engine.core` is built and offers what the
+    search reads (:data:`SEARCH_ATTRIBUTES`); otherwise return the reference world unchanged."""
+    conv = _core_converter()
+    if conv is None or _BACKEND[0] == "reference":
+        return state
+    try:
+        fast = conv(state)
+    except Exception:  # noqa: BLE001 - a core that cannot take this state: stay on the reference
+        return state
+    if not _CORE_OK:
+        if not all(hasattr(fast, a) for a in SEARCH_ATTRIBUTES):
+            _CORE[0] = None  # an incomplete core: never use it
+            return state
+        _CORE_OK.append(True)
+    return fast
+
+
+_CORE: list = []
+_CORE_OK: list = []
+
+
+def _core_converter():
+    if not _CORE:
+        try:  # the Cython core is optional: the reference engine alone must always work
+            from engine.core import CoreState  # type: ignore
+
+            _CORE.append(CoreState.from_reference)
+        except Exception:  # noqa: BLE001 - not built / not present
+            _CORE.append(None)
+    return _CORE[0]

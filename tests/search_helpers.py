@@ -1,0 +1,105 @@
+"""Positions for the search and bot tests: seeded random games stopped at decisions of interest."""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+
+from engine import Phase, new_game, sample_chance
+from engine.serialize import state_from_dict
+
+
+def random_positions(players: int, seed: int, every: int = 7, limit: int = 400):
+    """Clones of decision states of one random game (every ``every``-th decision, up to ``limit`` decisions)."""
+    rng = random.Random(seed)
+    state = new_game(players=players, seed=seed)
+    out = []
+    decisions = 0
+    while not state.is_terminal() and decisions < limit:
+        if state.is_chance_node():
+            state.apply_action(sample_chance(state, rng))
+            continue
+        decisions += 1
+        if decisions % every == 0:
+            out.append(state.clone())
+        state.apply_action(rng.choice(state.legal_actions()))
+    return out
+
+
+@lru_cache(maxsize=None)
+def _positions(players: int, seeds: tuple[int, ...]) -> tuple:
+    out = []
+    for s in seeds:
+        out.extend(random_positions(players, s))
+    return tuple(out)
+
+
+def positions(players: int, seeds=(1, 2)) -> list:
+    return [s.clone() for s in _positions(players, tuple(seeds))]
+
+
+def find_position(pred, players: int = 4, seeds=range(1, 60)):
+    """The first decision state (over random games of the given seeds) satisfying ``pred``."""
+    for seed in seeds:
+        rng = random.Random(seed)
+        state = new_game(players=players, seed=seed)
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(sample_chance(state, rng))
+                continue
+            if pred(state):
+                return state
+            state.apply_action(rng.choice(state.legal_actions()))
+    raise AssertionError("no position found")
+
+
+def hidden_of_others(state, seat: int) -> bool:
+    """Some opponent has unrevealed selected cards or an unrevealed Trading Card."""
+    for q in range(state.num_players):
+        if q == seat:
+            continue
+        if any(state.sel_army[q][t] and not state.revealed[q][t] for t in range(state.game.num_tokens)):
+            return True
+        if state.sel_done[q] and not state.trade_revealed[q]:
+            return True
+    return False
+
+
+def with_other_selections(state, seat: int, rng: random.Random):
+    """A copy of ``state`` where every opponent's hidden selection is replaced by another consistent one
+    (different when possible). The seat's observation is unchanged."""
+    d = state.to_dict()
+    g = state.game
+    k = g.num_tokens
+    for q in range(state.num_players):
+        if q == seat:
+            continue
+        hidden = [t for t in range(k) if d["sel_army"][q][t] and not d["revealed"][q][t]]
+        if hidden and (state.phase != Phase.SELECT or d["sel_done"][q]):
+            pool = [t for t in range(k) if d["army_held"][q][t] and not d["revealed"][q][t]]
+            new = hidden
+            for _ in range(30):  # a different set when there is one
+                new = sorted(rng.sample(pool, len(hidden)))
+                if set(new) != set(hidden):
+                    break
+            d["sel_army"][q] = [bool(d["revealed"][q][t]) or t in new for t in range(k)]
+        if d["sel_done"][q] and not d["trade_revealed"][q]:
+            held = [c for c in range(len(g.ruleset.trading_cards)) if d["trade_held"][q][c]]
+            ok = [c for c in held if state.shillings_of(q, c) >= state.merc_moved[q]]
+            others = [c for c in ok if g.ruleset.trading_cards[c] != g.ruleset.trading_cards[d["sel_trade"][q]]]
+            d["sel_trade"][q] = rng.choice(others or ok)
+    other = state_from_dict(g, d)
+    return other
+
+
+import pytest  # noqa: E402
+
+from feudo_ai.sampler import search_backend, set_backend  # noqa: E402
+
+
+@pytest.fixture(params=["reference", "auto"], autouse=False)
+def backend(request):
+    """Run a test with search worlds on the reference engine, then on "auto" (the core when built)."""
+    old = set_backend(request.param)
+    yield search_backend()
+    set_backend(old)
