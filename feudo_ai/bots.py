@@ -6,13 +6,14 @@ A bot is called only for its own decisions (never at chance nodes) and must retu
 
 from __future__ import annotations
 
+import abc
 import random
 from typing import Callable
 
 from engine import State
 
 
-class Bot:
+class Bot(abc.ABC):
     """Base class: ``choose(state)`` returns a legal action of ``state.current_player()``."""
 
     name = "bot"
@@ -21,8 +22,9 @@ class Bot:
         self.seed = seed
         self.rng = random.Random(seed)
 
-    def choose(self, state: State) -> int:  # pragma: no cover - interface
-        raise NotImplementedError
+    @abc.abstractmethod
+    def choose(self, state: State) -> int:
+        """The bot's action for a decision with two or more legal actions."""
 
     def __call__(self, state: State) -> int:
         legal = state.legal_actions()

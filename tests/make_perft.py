@@ -20,31 +20,12 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from engine import State, load_map, load_ruleset, new_game  # noqa: E402
+from engine.perft import divide, perft  # noqa: E402,F401  (re-exported for test_perft)
 from engine.record import sample_chance  # noqa: E402
 from engine.state import Phase  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "data" / "perft.json"
 DEPTH = 3
-
-
-def perft(state: State, depth: int) -> int:
-    if depth == 0 or state.is_terminal():
-        return 1
-    total = 0
-    for a in state.legal_actions():
-        child = state.clone()
-        child.apply_action(a)
-        total += perft(child, depth - 1)
-    return total
-
-
-def divide(state: State, depth: int) -> dict[str, int]:
-    out = {}
-    for a in state.legal_actions():
-        child = state.clone()
-        child.apply_action(a)
-        out[f"{a} {state.action_to_string(a)}"] = perft(child, depth - 1)
-    return out
 
 
 def seeded_until(players: int, seed: int, stop) -> State:

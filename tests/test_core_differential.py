@@ -351,17 +351,9 @@ def test_core_perft_and_golden_game():
     core = need_core()
     from pathlib import Path
 
-    data_dir = Path(__file__).resolve().parent / "data"
+    from engine.perft import perft
 
-    def perft(state, depth):
-        if depth == 0 or state.is_terminal():
-            return 1
-        total = 0
-        for a in state.legal_actions():
-            child = state.clone()
-            child.apply_action(a)
-            total += perft(child, depth - 1)
-        return total
+    data_dir = Path(__file__).resolve().parent / "data"
 
     data = json.loads((data_dir / "perft.json").read_text())
     for entry in data["positions"]:
