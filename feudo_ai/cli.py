@@ -13,8 +13,9 @@ import sys
 import time
 from typing import Sequence
 
-from engine import (DataFileError, FeudoError, GameRecord, Phase, State, load_map, load_ruleset, new_game,
+from engine import (DataFileError, FeudoError, GameRecord, Phase, State, load_map, load_ruleset, new_fast_game,
                     play_game)
+from engine.core import BACKENDS
 
 from .bots import BOTS, make_bot
 
@@ -28,6 +29,9 @@ def _add_game_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--turns", type=int, default=None, help="R20 longer game: number of turns (e.g. 15 or 20)")
     p.add_argument("--virulent", action="store_true", help="R20 optional rule: Virulent Plague")
     p.add_argument("--strategy-only", action="store_true", help="R20 optional rule: Only Strategy and Tactics")
+    p.add_argument("--backend", choices=BACKENDS, default="auto",
+                   help="rules implementation: the compiled core when built ('auto', the default: the reference "
+                        "with a warning otherwise), 'core' or 'reference'")
 
 
 def _ruleset(args: argparse.Namespace):
@@ -52,6 +56,10 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     if args.games < 1:
         raise ValueError("--games: expected a positive integer")
     verbose = args.games == 1 and not args.json
+    # Configuration errors (players, map, bots) are the same for every game: reject them before playing.
+    new_fast_game(ruleset, args.players, seed=args.seed, game_map=load_map(args.map_file, seed=args.seed),
+                  backend=args.backend)
+    _bots(args.bots, args.players, args.seed)
     results = []
     errors: list[str] = []
     started = time.perf_counter()
@@ -59,7 +67,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
         seed = args.seed + i
         try:
             game_map = load_map(args.map_file, seed=seed)
-            state = new_game(ruleset, args.players, seed=seed, game_map=game_map)
+            state = new_fast_game(ruleset, args.players, seed=seed, game_map=game_map, backend=args.backend)
             bots = _bots(args.bots, args.players, seed)
             printer = _TurnPrinter() if verbose else None
             record, final = play_game(bots, state, seed=seed, on_action=printer)
@@ -128,7 +136,7 @@ class _TurnPrinter:
             self.turn = state.turn
             print(f"=== Turn {state.turn} ===" if state.turn else "=== Setup ===")
         text = state.action_to_string(action)
-        who = "" if state.is_chance_node() else f"{state._actor_text()}: "
+        who = "" if state.is_chance_node() else f"{state.game.player_name(state.current_player())}: "
         print(f"  [{Phase(state.phase).name.lower()}] {who}{text}")
 
     def finish(self, state: State) -> None:

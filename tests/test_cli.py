@@ -1,0 +1,74 @@
+"""The `feudo` command line: the README's main job, summaries, backends, bad input, save/replay, render."""
+
+from __future__ import annotations
+
+import json
+
+from feudo_ai.cli import main
+
+
+def test_selfplay_prints_a_game_turn_by_turn(capsys):
+    assert main(["selfplay", "--players", "4", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "=== Setup ===" in out and "=== Turn 1 ===" in out and "=== Turn 10 ===" in out
+    assert "[choose_order]" in out and "[select]" in out and "[reveal]" in out
+    assert out.rstrip().splitlines()[-1].startswith("Winner")
+
+
+def test_selfplay_json_summary_is_the_same_on_both_backends(capsys):
+    summaries = []
+    for backend in ("reference", "core"):
+        assert main(["selfplay", "--players", "3", "--games", "6", "--seed", "5", "--json",
+                     "--backend", backend]) == 0
+        summaries.append(json.loads(capsys.readouterr().out))
+    for s in summaries:
+        assert s["games"] == 6 and s["errors"] == 0 and s["players"] == 3
+        assert abs(sum(s["wins_by_seat"]) - 6) < 1e-9
+        assert s["decisions_per_game"] > 100
+    drop = ("seconds", "games_per_s")
+    assert {k: v for k, v in summaries[0].items() if k not in drop} == \
+        {k: v for k, v in summaries[1].items() if k not in drop}
+
+
+def test_selfplay_optional_rules(capsys):
+    assert main(["selfplay", "--players", "2", "--games", "3", "--turns", "15", "--virulent", "--json"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert s["errors"] == 0 and s["turns_mean"] >= 15
+    assert main(["selfplay", "--players", "2", "--games", "3", "--strategy-only", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["errors"] == 0
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
+    bad = tmp_path / "rules.json"
+    bad.write_text('{"format": "feudo-ruleset/1", "name": "x", "players": {"min": 2, "max": 9}}')
+    assert main(["selfplay", "--ruleset", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "rules.json" in err and "players.max" in err and "Traceback" not in err
+    assert main(["selfplay", "--players", "5"]) == 2
+    assert "players" in capsys.readouterr().err
+    assert main(["selfplay", "--map", str(tmp_path / "missing.json")]) == 2
+    assert "missing.json" in capsys.readouterr().err
+    assert main(["selfplay", "--bots", "random,random", "--players", "3"]) == 2
+    assert "--bots" in capsys.readouterr().err
+
+
+def test_save_and_replay(tmp_path, capsys):
+    record = tmp_path / "game.json"
+    assert main(["selfplay", "--players", "2", "--seed", "9", "--save", str(record)]) == 0
+    played = capsys.readouterr().out.rstrip().splitlines()[-1]
+    assert main(["replay", str(record)]) == 0
+    out = capsys.readouterr().out
+    assert "actions replayed" in out
+    winners = played.split(":", 1)[1].split("VP")[0].strip()
+    assert f"winners: {winners}" in out
+    record.write_text(record.read_text().replace('"actions": [', '"actions": [99999, '))
+    assert main(["replay", str(record)]) == 2
+    assert "actions[0]" in capsys.readouterr().err
+
+
+def test_render_ascii_and_svg(tmp_path, capsys):
+    assert main(["render", "--seed", "2"]) == 0
+    assert len(capsys.readouterr().out.strip().splitlines()) == 10
+    svg = tmp_path / "map.svg"
+    assert main(["render", "--seed", "2", "--svg", str(svg)]) == 0
+    assert svg.read_text().startswith("<svg")
