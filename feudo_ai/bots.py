@@ -59,6 +59,7 @@ BOTS: dict[str, Callable[..., Bot]] = {
     "greedy": _lazy("greedy", "GreedyBot"),
     "pimc": _lazy("ismcts", "PIMCBot"),
     "ismcts": _lazy("ismcts", "ISMCTSBot"),
+    "fast": _lazy("fast_search", "FastISMCTSBot"),
 }
 
 

@@ -1,0 +1,88 @@
+"""Speed of the fast C search (feudo_ai/fast_search.py): iterations per second, 1 and 2 threads.
+
+    python benchmarks/fast_search_speed.py --json [--seconds 1]
+
+Positions: 4 players, default map (seed 1), Castles on the first legal sites, turn 1: the first decision
+after the Castles (CHOOSE_ORDER), the first selector's first pick (SELECT) and the first reveal with a choice
+(REVEAL). For each: the default evaluation (truncated playout to the end of the turn + softmax of the
+position score) with 1 and 2 threads (root parallel, GIL released), the full-random-rollout variant and the
+leaf-evaluation variant with 1 thread. The load average before the run is reported: other processes on the
+machine lower the 2-thread ratio. Not a test: nothing here asserts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from engine import Phase, new_game, sample_chance  # noqa: E402
+from feudo_ai.fast_search import search  # noqa: E402
+
+
+def first_turn_positions() -> dict:
+    state = new_game(players=4, seed=1)
+    rng = random.Random(1)
+    out: dict = {}
+    while "reveal" not in out:
+        if state.is_chance_node():
+            state.apply_action(sample_chance(state, rng))
+            continue
+        legal = state.legal_actions()
+        if state.phase == Phase.CHOOSE_ORDER and "order" not in out:
+            out["order"] = state.clone()
+        if state.phase == Phase.SELECT and "select" not in out:
+            out["select"] = state.clone()
+        if state.phase == Phase.REVEAL and len(legal) > 1:
+            out["reveal"] = state.clone()
+        state.apply_action(legal[0] if state.phase == Phase.PLACE_CASTLE else rng.choice(legal))
+    return out
+
+
+def rate(state, seconds: float, **kw) -> tuple[int, float, int]:
+    """(iterations per second, cores used = process CPU time / wall time, nodes at the end)."""
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
+    advice = search(state, seconds=seconds, seed=1, **kw)
+    r1 = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = (r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)
+    wall = advice.stats["search_seconds"]
+    return round(advice.stats["iterations"] / wall), round(cpu / wall, 2), advice.stats["nodes"]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=1.0)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    load = os.getloadavg()
+    out: dict = {"cpus": os.cpu_count(), "loadavg_before": [round(x, 2) for x in load], "seconds": args.seconds,
+                 "default_playout": "truncated (to the end of the turn) + softmax of the position score",
+                 "positions": {}}
+    for name, state in first_turn_positions().items():
+        one, cpu1, nodes1 = rate(state, args.seconds)
+        two, cpu2, nodes2 = rate(state, args.seconds, threads=2)
+        out["positions"][name] = {
+            "default_1_thread_it_s": one,
+            "default_2_threads_it_s": two,
+            "thread_speedup": round(two / one, 2),
+            "cores_used_1_thread": cpu1,
+            "cores_used_2_threads": cpu2,  # below ~1.9: other processes took CPU from the run
+            "nodes_1_thread": nodes1,
+            "random_rollout_1_thread_it_s": rate(state, args.seconds, playout="random")[0],
+            "leaf_eval_1_thread_it_s": rate(state, args.seconds, playout="eval")[0],
+        }
+    out["loadavg_after"] = [round(x, 2) for x in os.getloadavg()]
+    if args.json:
+        print(json.dumps(out, indent=1))
+    else:
+        for k, v in out.items():
+            print(f"{k}: {v}")
+
+
+if __name__ == "__main__":
+    main()
