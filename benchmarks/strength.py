@@ -52,6 +52,8 @@ def play_one(args) -> dict:
 def pairings(quick: bool) -> list[dict]:
     """Budgets in iterations per decision (default search parameters), plus one equal-time pairing."""
     it, it4, n2, n4, t = (200, 100, 16, 8, 0.1) if quick else (1000, 500, 100, 40, 0.5)
+    # pimc is Python: its budget is what keeps a pairing with it affordable.
+    nf2, nf4, itp = (24, 12, 300) if quick else (200, 100, 2000)
     return [
         {"name": "greedy vs random (2p)", "a": "greedy", "b": "random", "players": 2, "games": 30 if quick else 100},
         {"name": f"ismcts vs random (2p, {it} it)", "a": f"ismcts:iterations={it}", "b": "random",
@@ -66,6 +68,17 @@ def pairings(quick: bool) -> list[dict]:
          "players": 4, "games": n4},
         {"name": f"ismcts vs 3 pimc (4p, {it4} it each)", "a": f"ismcts:iterations={it4}",
          "b": f"pimc:iterations={it4}", "players": 4, "games": n4},
+        # The C search (bot "fast") at the issue's budget of 2,000 iterations per decision.
+        {"name": "fast vs random (2p, 2000 it)", "a": "fast:iterations=2000", "b": "random",
+         "players": 2, "games": nf2},
+        {"name": "fast vs greedy (2p, 2000 it)", "a": "fast:iterations=2000", "b": "greedy",
+         "players": 2, "games": nf2},
+        {"name": f"fast vs pimc (2p, {itp} it each)", "a": f"fast:iterations={itp}", "b": f"pimc:iterations={itp}",
+         "players": 2, "games": nf2},
+        {"name": "fast vs 3 greedy (4p, 2000 it)", "a": "fast:iterations=2000", "b": "greedy",
+         "players": 4, "games": nf4},
+        {"name": f"fast vs 3 pimc (4p, {itp} it each)", "a": f"fast:iterations={itp}",
+         "b": f"pimc:iterations={itp}", "players": 4, "games": nf4},
     ]
 
 
