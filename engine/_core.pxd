@@ -243,6 +243,9 @@ cdef bint core_is_terminal(const CoreStateC* s) noexcept nogil
 cdef void core_returns(const CoreStateC* s, const CoreGame* g, double* out) noexcept nogil
 cdef int core_sample_chance(const CoreStateC* s, const CoreGame* g, CoreRng* rng) noexcept nogil
 cdef int core_playout(CoreStateC* s, const CoreGame* g, CoreRng* rng) noexcept nogil
+cdef bint core_is_chance(const CoreStateC* s) noexcept nogil
+cdef bint core_desperate(const CoreStateC* s, const CoreGame* g, int p) noexcept nogil  # R17
+cdef int core_shillings_of(const CoreStateC* s, const CoreGame* g, int p, int card) noexcept nogil  # R9, R16
 cdef int _playout(CoreStateC* s, const CoreGame* g, CoreRng* rng, int* record, int cap) noexcept nogil
 
 

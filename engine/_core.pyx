@@ -621,6 +621,18 @@ cdef bint core_is_terminal(const CoreStateC* s) noexcept nogil:
     return s.phase == PH_TERMINAL
 
 
+cdef bint core_is_chance(const CoreStateC* s) noexcept nogil:
+    return s.phase == PH_CHANCE_PLACER or s.phase == PH_CHANCE_DECIDER or s.phase == PH_CHANCE_PLAGUE
+
+
+cdef bint core_desperate(const CoreStateC* s, const CoreGame* g, int p) noexcept nogil:
+    return _desperate(s, g, p)
+
+
+cdef int core_shillings_of(const CoreStateC* s, const CoreGame* g, int p, int card) noexcept nogil:
+    return _shillings_of(s, g, p, card)
+
+
 cdef int core_current_player(const CoreStateC* s, const CoreGame* g) noexcept nogil:
     cdef int ph = s.phase
     if ph == PH_TERMINAL:

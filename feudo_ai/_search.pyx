@@ -39,11 +39,12 @@ from libc.math cimport sqrt, log, exp
 from libc.stdint cimport int8_t, int32_t, uint64_t
 
 from engine._core cimport (CoreState, CoreStateC, CoreGame, CoreRng, MAX_PLAYERS, MAX_TOKENS, MAX_TRADING,
-                           MAX_ACTIONS, MAX_TERRITORIES, PH_SELECT, PH_TERMINAL, PH_CHANCE_PLACER,
-                           PH_CHANCE_DECIDER, PH_CHANCE_PLAGUE, LOC_CASTLE, LOC_DEAD, K_CITY, K_CENTRAL,
+                           MAX_ACTIONS, MAX_TERRITORIES, PH_SELECT, PH_TERMINAL, LOC_CASTLE, LOC_DEAD,
+                           K_CITY, K_CENTRAL,
                            K_WOOD, K_VILLAGE,
                            rng_seed, rng_uniform, rng_below, core_clone, core_legal, core_apply,
-                           core_current_player, core_sample_chance, core_returns)
+                           core_current_player, core_sample_chance, core_returns, core_is_chance,
+                           core_desperate, core_shillings_of)
 
 
 cdef extern from *:
@@ -63,36 +64,6 @@ cdef extern from *:
 def now():
     """The clock of deadlines (CLOCK_MONOTONIC seconds, the clock of ``time.monotonic()`` on Linux)."""
     return feudo_now()
-
-
-# =====================================================================================================
-# Public facts (reimplemented from engine._core's internal helpers, which the .pxd does not export)
-# =====================================================================================================
-
-cdef inline bint _is_chance(const CoreStateC* s) noexcept nogil:
-    return s.phase == PH_CHANCE_PLACER or s.phase == PH_CHANCE_DECIDER or s.phase == PH_CHANCE_PLAGUE
-
-
-cdef inline bint _desperate(const CoreStateC* s, const CoreGame* g, int p) noexcept nogil:
-    cdef int t, n = 0
-    for t in range(g.num_tokens):
-        if s.loc[p][t] != LOC_DEAD and t != g.milady:
-            n += 1
-    return n < g.desperate_below
-
-
-cdef int _shillings_of(const CoreStateC* s, const CoreGame* g, int p, int card) noexcept nogil:
-    """R9, R16: printed value, plus the King's Help for the players with fewest VP (all players)."""
-    cdef int value = g.trading_value[card]
-    cdef int q, low
-    if value > 0 and s.king:
-        low = s.vp[0]
-        for q in range(1, g.num_players):
-            if s.vp[q] < low:
-                low = s.vp[q]
-        if s.vp[p] == low:
-            value += g.king_help
-    return value
 
 
 # =====================================================================================================
@@ -168,7 +139,7 @@ cdef void _determinize(SearchC* S, CoreStateC* w) noexcept nogil:
                     continue  # identical cards are one choice (the first held card of a value)
                 seen_values[nseen] = v
                 nseen += 1
-                if w.merc_moved[q] > 0 and _shillings_of(w, g, q, c) < w.merc_moved[q]:
+                if w.merc_moved[q] > 0 and core_shillings_of(w, g, q, c) < w.merc_moved[q]:
                     continue  # R7: a moved Mercenary proves the card pays for it
                 choice[nchoice] = c
                 nchoice += 1
@@ -207,7 +178,7 @@ cdef void _position_scores(const CoreStateC* s, const CoreGame* g, double* score
     cdef int central = g.central_hill
     cdef int milady = g.milady
     for p in range(n):
-        desp = _desperate(s, g, p)
+        desp = core_desperate(s, g, p)
         for t in range(k):
             if t == g.baron and desp:
                 num_of[p][t] = g.desperate_black if s.stricken[p][t] else g.desperate_red
@@ -243,7 +214,7 @@ cdef void _position_scores(const CoreStateC* s, const CoreGame* g, double* score
             num = num_of[p][t]
             if x == LOC_CASTLE:
                 if not s.entered[p][t] and not s.king:
-                    if t == g.baron and _desperate(s, g, p):
+                    if t == g.baron and core_desperate(s, g, p):
                         score[p] -= 0.15 * g.desperate_red
                     else:
                         score[p] -= 0.15 * g.token_red[t]
@@ -353,7 +324,7 @@ cdef int _playout(SearchC* S, CoreStateC* w, double* out) noexcept nogil:
         while w.phase != PH_TERMINAL:
             if S.playout == PLAYOUT_TRUNCATED and w.turn > stop_turn:
                 break
-            if _is_chance(w):
+            if core_is_chance(w):
                 a = core_sample_chance(w, g, &S.rng)
             else:
                 n = core_legal(w, g, buf)
@@ -525,7 +496,7 @@ cdef int _iterate(SearchC* S) noexcept nogil:
     while w.phase != PH_TERMINAL:
         for q in range(nplayers):
             shown[q] = w.trade_revealed[q]
-        if _is_chance(&w):
+        if core_is_chance(&w):
             a = core_sample_chance(&w, g, &S.rng)
             core_apply(&w, g, a)
             for q in range(nplayers):
