@@ -24,7 +24,8 @@ Per iteration (:c:func:`_iterate`):
    and iterations go on.
 3. **Playout** (``playout``): ``eval`` evaluates the leaf, ``truncated`` plays random actions until
    ``playout_turns`` turns after the root's turn have ended and then evaluates, ``random`` plays to the end
-   (R19 returns). The evaluation (:c:func:`_evaluate`) is :func:`feudo_ai.evaluate.position_score` in C
+   (R19 returns). Both playouts pick uniformly except for attacks (:c:func:`_playout_action`: only winnable
+   ones, the most valuable first, R11). The evaluation (:c:func:`_evaluate`) is :func:`feudo_ai.evaluate.position_score` in C
    (public facts only) turned into win-probability-like rewards by a softmax whose temperature shrinks as the
    end nears (the formula of :mod:`feudo_ai.ismcts`).
 4. **Backpropagation** along the recorded choices, each scored with its chooser's component.
@@ -41,7 +42,7 @@ from libc.stdint cimport int8_t, int32_t, uint64_t
 from engine._core cimport (CoreState, CoreStateC, CoreGame, CoreRng, MAX_PLAYERS, MAX_TOKENS, MAX_TRADING,
                            MAX_ACTIONS, MAX_TERRITORIES, PH_SELECT, PH_TERMINAL, LOC_CASTLE, LOC_DEAD,
                            K_CITY, K_CENTRAL,
-                           K_WOOD, K_VILLAGE,
+                           K_WOOD, K_VILLAGE, PH_ATTACK, PH_ATTACK_JOIN,
                            rng_seed, rng_uniform, rng_below, core_clone, core_legal, core_apply,
                            core_current_player, core_sample_chance, core_returns, core_is_chance,
                            core_desperate, core_shillings_of)
@@ -314,6 +315,101 @@ cdef void _evaluate(const CoreStateC* s, const CoreGame* g, double temperature, 
 # Playouts
 # =====================================================================================================
 
+cdef inline int _token_number(const CoreStateC* s, const CoreGame* g, int p, int t) noexcept nogil:
+    """The number a token fights with (R11), the desperate Baron's numbers included (R17)."""
+    if t == g.baron and core_desperate(s, g, p):
+        return g.desperate_black if s.stricken[p][t] else g.desperate_red
+    return g.token_black[t] if s.stricken[p][t] else g.token_red[t]
+
+
+cdef inline int _bonus(const CoreGame* g, int x) noexcept nogil:
+    """The defence bonus of territory x (R11)."""
+    if g.kind[x] == K_WOOD:
+        return g.defence_wood
+    if g.kind[x] == K_VILLAGE:
+        return g.defence_village
+    if g.kind[x] == K_CITY:
+        return g.defence_city
+    return 0
+
+
+cdef int _defence(const CoreStateC* s, const CoreGame* g, int p, int x) noexcept nogil:
+    """Defence of territory x against p (R11): enemy tokens there other than Miladies, plus the bonus."""
+    cdef int q, u, d = _bonus(g, x)
+    for q in range(g.num_players):
+        if q == p:
+            continue
+        for u in range(g.num_tokens):
+            if s.loc[q][u] == x and u != g.milady:
+                d += _token_number(s, g, q, u)
+    return d
+
+
+cdef int _playout_action(SearchC* S, CoreStateC* w, const int* buf, int n) noexcept nogil:
+    """The playout's pick among the n legal actions: uniform, except for attacks (R11).
+
+    A uniformly random attacker mostly throws its tokens away on attacks it cannot win (every attacking
+    token is lost on a failed attack), which makes the playout's end position say little about the move
+    being searched. So: declare only attacks that all the tokens able to join could win, the one worth the
+    most VP (R11, R15), join until the force beats the defence, then stop; pass when nothing is winnable.
+    Measured (2 players, 2000 iterations, 200 seat-rotated games, base seed 5000): against greedy 0.655 with
+    uniform playouts, 0.767 with winnable attacks taken at random (a City first), 0.785 with this policy;
+    against random 0.915, 0.953, 0.958. Also steering half the moves/marches towards unowned Cities was within
+    noise (0.743 / 0.978 with the random-winnable attacks, 0.802 / 0.970 with this policy), so it is left out.
+    """
+    cdef const CoreGame* g = S.g
+    cdef int p, i, t, x, y, force, nwin, njoin, defence, gain, best = -(1 << 20), pick = 0
+    cdef int join[MAX_TOKENS]
+    if w.phase == PH_ATTACK:
+        p = core_current_player(w, g)
+        nwin = 0
+        for i in range(1, n):
+            x = buf[i] - g.a_attack
+            force = 0
+            for t in range(g.num_tokens):
+                y = w.loc[p][t]
+                if (y >= 0 and y != g.central_hill and t != g.milady and not w.attacked[p][t]
+                        and g.adjacent[y][x]):
+                    force += _token_number(w, g, p, t)
+            defence = _defence(w, g, p, x)
+            if force <= defence:
+                continue
+            # twice what the win is worth: the defenders' numbers in VP (R11: the defence less the
+            # territory's bonus), a City's distance from p's Castle (R15), half what the City's owner loses
+            gain = 2 * (defence - _bonus(g, x))
+            if g.kind[x] == K_CITY and w.castle[p] >= 0:
+                gain += 2 * g.distance[g.site_territory[w.castle[p]]][x]
+                if w.owner[x] >= 0 and w.castle[w.owner[x]] >= 0:
+                    gain += g.distance[g.site_territory[w.castle[w.owner[x]]]][x]
+            if gain > best:
+                best = gain
+                nwin = 1
+                pick = buf[i]
+            elif gain == best:
+                nwin += 1
+                if rng_below(&S.rng, nwin) == 0:
+                    pick = buf[i]
+        if nwin > 0:
+            return pick
+        return buf[0]  # PASS
+    if w.phase == PH_ATTACK_JOIN:
+        p = core_current_player(w, g)
+        force = 0
+        for i in range(w.joiners_len):
+            force += _token_number(w, g, p, w.joiners[i])
+        if buf[0] == 0 and force > _defence(w, g, p, w.target):
+            return 0  # already winning: keep the other tokens free
+        njoin = 0
+        for i in range(n):
+            if buf[i] != 0:
+                join[njoin] = buf[i]
+                njoin += 1
+        if njoin > 0:
+            return join[rng_below(&S.rng, njoin)]
+        return buf[0]
+    return buf[rng_below(&S.rng, n)]
+
+
 cdef int _playout(SearchC* S, CoreStateC* w, double* out) noexcept nogil:
     """Play the option's playout from ``w`` (in place) and write the rewards; returns -1 if cancelled."""
     cdef const CoreGame* g = S.g
@@ -330,7 +426,7 @@ cdef int _playout(SearchC* S, CoreStateC* w, double* out) noexcept nogil:
                 n = core_legal(w, g, buf)
                 if n <= 0:
                     break  # never in a valid game
-                a = buf[rng_below(&S.rng, n)]
+                a = _playout_action(S, w, buf, n)
             core_apply(w, g, a)
             steps += 1
             if (steps & 255) == 0 and feudo_load_flag(S.cancel):

@@ -14,7 +14,7 @@ selections removed), and it blanks those fields again itself before every determ
 depends only on what the seat may know, the parameters and the seed.
 
 Default evaluation: ``playout="truncated"`` with ``playout_turns=0``: random actions to the end of the
-current turn, then the softmax of :func:`feudo_ai.evaluate.position_score` (in C). Evaluating the leaf
+current turn (attacks excepted: only winnable ones are launched, see ``_search._playout_action``), then the softmax of :func:`feudo_ai.evaluate.position_score` (in C). Evaluating the leaf
 directly (``"eval"``, the Python search's default, chosen there because Python playouts are slow) cannot
 tell secret selections apart early in a turn (nothing has happened yet when the leaf is evaluated), while a
 random rest of the turn resolves the reveals, moves and attacks they lead to; in C that costs a few
