@@ -40,6 +40,7 @@ from typing import Any
 from engine.serialize import state_from_dict
 
 from .bots import Bot
+from .cancel import forward_cancel
 from .sampler import observation_fields
 
 try:
@@ -175,18 +176,8 @@ def search(state, seat: int | None = None, iterations: int | None = None, second
         workers.append(_search.SearchWorker(root, seat, _derive(seed, i), iters, deadline, max_nodes, playout,
                                             playout_turns, float(c), float(exp3_gamma), float(temperature),
                                             flag))
-    watcher = None
-    done = threading.Event()
-    if isinstance(cancel, threading.Event):
-        def watch():
-            while not done.is_set():
-                if cancel.is_set():
-                    flag.set()
-                    return
-                done.wait(0.002)
-        watcher = threading.Thread(target=watch, daemon=True)
-        watcher.start()
-    try:
+    watched = cancel if isinstance(cancel, threading.Event) else None  # a CancelFlag is read by C directly
+    with forward_cancel(watched, flag.set):
         if threads == 1:
             workers[0].run()
         else:
@@ -195,10 +186,6 @@ def search(state, seat: int | None = None, iterations: int | None = None, second
                 t.start()
             for t in pool:
                 t.join()
-    finally:
-        done.set()
-        if watcher is not None:
-            watcher.join()
     return _advice(probe, seat, workers, time.monotonic() - started, playout, seed)
 
 

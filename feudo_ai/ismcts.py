@@ -87,6 +87,7 @@ from engine.record import sample_chance
 from engine.state import Phase
 
 from .bots import Bot
+from .cancel import forward_cancel
 from .evaluate import position_score
 from .sampler import make_sampler, to_search_state
 
@@ -525,20 +526,8 @@ def _search(kind: str, game, obs: dict, cfg: SearchConfig, cancel: threading.Eve
             with ProcessPoolExecutor(cfg.workers, mp_context=ctx, initializer=_init_process,
                                      initargs=(event,)) as ex:
                 futs = [ex.submit(_worker_noobj, (kind, game, obs, c)) for c in subs]
-                watcher_stop = threading.Event()
-
-                def watch():
-                    while not watcher_stop.is_set():
-                        if cancel is not None and cancel.is_set():
-                            event.set()
-                            return
-                        watcher_stop.wait(0.005)
-                th = threading.Thread(target=watch, daemon=True)
-                th.start()
-                try:
+                with forward_cancel(cancel, event.set, period=0.005):
                     summaries = [f.result() for f in futs]
-                finally:
-                    watcher_stop.set()
             # the PV needs a tree: rebuild it locally is too costly; use a short local search's tree instead
             summaries[0]["searcher"] = None
     return _advice(kind, game, obs, cfg, summaries, time.monotonic() - started)
