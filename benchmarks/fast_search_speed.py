@@ -1,4 +1,4 @@
-"""Speed of the fast C search (feudo_ai/fast_search.py): iterations per second, 1 and 2 threads.
+"""Speed of the C searches (feudo_ai/fast_search.py): iterations per second, 1 and 2 threads.
 
     python benchmarks/fast_search_speed.py --json [--seconds 1]
 
@@ -6,7 +6,7 @@ Positions: 4 players, default map (seed 1), Castles on the first legal sites, tu
 after the Castles (CHOOSE_ORDER), the first selector's first pick (SELECT) and the first reveal with a choice
 (REVEAL). For each: the default evaluation (truncated playout to the end of the turn + softmax of the
 position score) with 1 and 2 threads (root parallel, GIL released), the full-random-rollout variant and the
-leaf-evaluation variant with 1 thread. The load average before the run is reported: other processes on the
+leaf-evaluation variant, the weighted sampler and the PIMC baseline with 1 thread. The load average before the run is reported: other processes on the
 machine lower the 2-thread ratio. Not a test: nothing here asserts.
 """
 
@@ -75,6 +75,8 @@ def main() -> None:
             "nodes_1_thread": nodes1,
             "random_rollout_1_thread_it_s": rate(state, args.seconds, playout="random")[0],
             "leaf_eval_1_thread_it_s": rate(state, args.seconds, playout="eval")[0],
+            "pimc_1_thread_it_s": rate(state, args.seconds, algorithm="pimc")[0],
+            "weighted_sampler_1_thread_it_s": rate(state, args.seconds, sampler="weighted")[0],
         }
     out["loadavg_after"] = [round(x, 2) for x in os.getloadavg()]
     if args.json:

@@ -1,13 +1,18 @@
 """Strength benchmark: seat-rotated matches between bots, win rates with Wilson 95% intervals.
 
-    python benchmarks/strength.py --quick --json      # a few minutes
-    python benchmarks/strength.py --json              # the full set (long)
+    python benchmarks/strength.py --quick --json      # about 4 minutes on 2 cores
+    python benchmarks/strength.py --json              # the full set: about 40 minutes on 2 cores
 
 A pairing "A vs B" with P players puts A in one seat and B in all the others; the seat of A rotates game by
 game (seat = game index mod P), and the game seed (map board order and chance) is the game index plus the base
 seed, so every pairing plays the same positions. A's score per game is its R19 return (1 for a sole win, 1/k
-for a k-way shared win, 0 otherwise). Budgets are in iterations (deterministic, machine independent) except
-the one pairing marked equal-time. Games run in parallel over processes (--jobs).
+for a k-way shared win, 0 otherwise). Budgets are in iterations per decision (deterministic, machine
+independent) except the one pairing marked equal-time; decisions with one legal action are not searched.
+Games run in parallel over processes (--jobs), each search on one thread.
+
+The bots are the C searches (``ismcts``: MO-ISMCTS, ``pimc``: determinized UCT with the same playouts and
+evaluation) and the ``greedy`` and ``random`` baselines. Games per pairing (full / --quick) are in
+:func:`pairings`; the full run plays 3,600 games.
 """
 
 from __future__ import annotations
@@ -50,35 +55,29 @@ def play_one(args) -> dict:
 
 
 def pairings(quick: bool) -> list[dict]:
-    """Budgets in iterations per decision (default search parameters), plus one equal-time pairing."""
-    it, it4, n2, n4, t = (200, 100, 16, 8, 0.1) if quick else (1000, 500, 100, 40, 0.5)
-    # pimc is Python: its budget is what keeps a pairing with it affordable.
-    nf2, nf4, itp = (24, 12, 300) if quick else (200, 100, 2000)
+    """The issue's targets at 2,000 iterations per decision, one equal-time pairing, and one budget-scaling
+    pairing (does the search get stronger with more iterations?)."""
+    it = 2000
+    g2, g4, small = (40, 20, 20) if quick else (800, 300, 100)
+    t = 0.02  # seconds per decision in the equal-time pairing (about 2,000 MO-ISMCTS iterations)
+    ism, pim = f"ismcts:iterations={it}", f"pimc:iterations={it}"
     return [
-        {"name": "greedy vs random (2p)", "a": "greedy", "b": "random", "players": 2, "games": 30 if quick else 100},
-        {"name": f"ismcts vs random (2p, {it} it)", "a": f"ismcts:iterations={it}", "b": "random",
-         "players": 2, "games": n2},
-        {"name": f"ismcts vs greedy (2p, {it} it)", "a": f"ismcts:iterations={it}", "b": "greedy",
-         "players": 2, "games": n2},
-        {"name": f"ismcts vs pimc (2p, {it} it each)", "a": f"ismcts:iterations={it}",
-         "b": f"pimc:iterations={it}", "players": 2, "games": n2},
-        {"name": f"ismcts vs pimc (2p, equal time {t} s)", "a": f"ismcts:iterations=None:time_limit={t}",
-         "b": f"pimc:iterations=None:time_limit={t}", "players": 2, "games": n2, "equal_time": True},
-        {"name": f"ismcts vs 3 greedy (4p, {it4} it)", "a": f"ismcts:iterations={it4}", "b": "greedy",
-         "players": 4, "games": n4},
-        {"name": f"ismcts vs 3 pimc (4p, {it4} it each)", "a": f"ismcts:iterations={it4}",
-         "b": f"pimc:iterations={it4}", "players": 4, "games": n4},
-        # The C search (bot "fast") at the issue's budget of 2,000 iterations per decision.
-        {"name": "fast vs random (2p, 2000 it)", "a": "fast:iterations=2000", "b": "random",
-         "players": 2, "games": nf2},
-        {"name": "fast vs greedy (2p, 2000 it)", "a": "fast:iterations=2000", "b": "greedy",
-         "players": 2, "games": nf2},
-        {"name": f"fast vs pimc (2p, {itp} it each)", "a": f"fast:iterations={itp}", "b": f"pimc:iterations={itp}",
-         "players": 2, "games": nf2},
-        {"name": "fast vs 3 greedy (4p, 2000 it)", "a": "fast:iterations=2000", "b": "greedy",
-         "players": 4, "games": nf4},
-        {"name": f"fast vs 3 pimc (4p, {itp} it each)", "a": f"fast:iterations={itp}",
-         "b": f"pimc:iterations={itp}", "players": 4, "games": nf4},
+        {"name": "greedy vs random (2p)", "a": "greedy", "b": "random", "players": 2,
+         "games": 40 if quick else 500, "target": ">= 0.90"},
+        {"name": f"ismcts vs random (2p, {it} it)", "a": ism, "b": "random", "players": 2,
+         "games": 40 if quick else 500, "target": ">= 0.95"},
+        {"name": f"ismcts vs greedy (2p, {it} it)", "a": ism, "b": "greedy", "players": 2, "games": g2,
+         "target": ">= 0.75"},
+        {"name": f"ismcts vs pimc (2p, {it} it each)", "a": ism, "b": pim, "players": 2, "games": g2,
+         "target": ">= 0.55, interval above 0.5"},
+        {"name": f"ismcts vs pimc (2p, equal time {t} s)", "a": f"ismcts:seconds={t}", "b": f"pimc:seconds={t}",
+         "players": 2, "games": 40 if quick else 300, "equal_time": True},
+        {"name": f"ismcts vs 3 greedy (4p, {it} it)", "a": ism, "b": "greedy", "players": 4, "games": g4,
+         "target": "> 0.40"},
+        {"name": f"ismcts vs 3 pimc (4p, {it} it each)", "a": ism, "b": pim, "players": 4, "games": g4,
+         "target": "> 0.30"},
+        {"name": f"ismcts 10000 it vs ismcts {it} it (2p)", "a": "ismcts:iterations=10000", "b": ism,
+         "players": 2, "games": small},
     ]
 
 
@@ -100,6 +99,8 @@ def run(pairs: list[dict], jobs: int, seed: int, log=None) -> list[dict]:
                    "seconds_per_game": round(sum(g["seconds"] for g in games) / max(1, n), 2)}
             if pr.get("equal_time"):
                 res["equal_time"] = True
+            if pr.get("target"):
+                res["target"] = pr["target"]
             out.append(res)
             if log:
                 log(res)
@@ -108,30 +109,34 @@ def run(pairs: list[dict], jobs: int, seed: int, log=None) -> list[dict]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="small budgets and few games (a few minutes)")
+    ap.add_argument("--quick", action="store_true", help="few games per pairing (about 4 minutes on 2 cores)")
     ap.add_argument("--json", action="store_true", help="print the results as JSON")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel games (processes)")
     ap.add_argument("--seed", type=int, default=1000, help="base seed of the games")
     ap.add_argument("--only", default=None, help="run only pairings whose name contains this text")
+    ap.add_argument("--games", type=int, default=None, help="games per pairing (overrides the mode's numbers)")
     args = ap.parse_args(argv)
+    if args.games is not None and args.games < 1:
+        ap.error("--games: expected a positive integer")
+    if args.jobs < 1:
+        ap.error("--jobs: expected a positive integer")
     pairs = pairings(args.quick)
     if args.only:
         pairs = [p for p in pairs if args.only in p["name"]]
+        if not pairs:
+            ap.error(f"--only: no pairing name contains {args.only!r}")
+    if args.games is not None:
+        pairs = [{**p, "games": args.games} for p in pairs]
     # progress: one line per pairing (stderr with --json, so stdout stays one JSON document)
     log = (lambda r: print(json.dumps(r), file=sys.stderr if args.json else sys.stdout, flush=True))
     started = time.perf_counter()
     results = run(pairs, args.jobs, args.seed, log)
     summary = {"benchmark": "strength", "quick": args.quick, "seed": args.seed, "jobs": args.jobs,
-               "engine": _engine_name(), "pairings": results, "seconds": round(time.perf_counter() - started, 1)}
+               "games": sum(r["games"] for r in results), "pairings": results,
+               "seconds": round(time.perf_counter() - started, 1)}
     if args.json:
         print(json.dumps(summary, indent=2))
     return 0
-
-
-def _engine_name() -> str:
-    from feudo_ai.sampler import search_backend
-
-    return search_backend()
 
 
 if __name__ == "__main__":

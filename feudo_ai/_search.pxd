@@ -2,7 +2,7 @@
 """C declarations of the fast MO-ISMCTS (:mod:`feudo_ai._search`): the node pool and one worker's search.
 
 One :c:type:`SearchC` is one root-parallel worker: its own node pool (every player's tree lives in it, each
-tree with its own root), its own RNG, its own statistics. Nothing in it is a Python object, so a worker runs
+tree with its own root; for PIMC, one tree per sampled world), its own RNG, its own statistics. Nothing in it is a Python object, so a worker runs
 with the GIL released; several workers run in Python threads at once.
 """
 
@@ -15,6 +15,10 @@ cdef enum:
     PLAYOUT_EVAL = 0        # evaluate the leaf itself
     PLAYOUT_TRUNCATED = 1   # random actions until playout_turns turns after the root's turn, then evaluate
     PLAYOUT_RANDOM = 2      # random actions to the end of the game, R19 returns
+
+cdef enum:
+    SAMPLER_UNIFORM = 0     # every consistent selection equally likely
+    SAMPLER_WEIGHTED = 1    # opponent model of feudo_ai.sampler.WeightedSampler (same weights)
 
 cdef enum:
     STOP_NONE = 0
@@ -61,6 +65,13 @@ ctypedef struct SearchC:
     long long max_iterations    # <= 0: no limit
     double deadline         # CLOCK_MONOTONIC seconds, <= 0: none
     int* cancel             # shared flag, stop when non-zero (may be NULL)
+    int sampler             # SAMPLER_* of the determinization
+    # PIMC (perfect != 0): one perfect-information tree per sampled world; iteration i searches world
+    # i mod num_worlds, so the budget is split evenly whatever stops the search
+    int perfect
+    int num_worlds
+    CoreStateC* world_states  # the num_worlds determinized worlds (drawn once, at construction)
+    int* world_roots        # root node of each world's tree
     # pool
     NodeC* nodes
     int cap

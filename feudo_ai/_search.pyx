@@ -83,6 +83,28 @@ cdef void _blank_hidden(CoreStateC* w, const CoreGame* g, int seat) noexcept nog
             w.sel_trade[q] = -1
 
 
+cdef double _army_weight(const CoreStateC* w, const CoreGame* g, int q, int t) noexcept nogil:
+    """The weighted sampler's prior that q selected Army Card t (feudo_ai.sampler.WeightedSampler): a card
+    whose token cannot move (dead, resting, or q charmed, R13) is rarely picked; stronger tokens more often."""
+    if w.loc[q][t] == LOC_DEAD or w.rest_until[q][t] >= w.turn or w.charmed[q]:
+        return 0.25
+    return 1.0 + 0.25 * _token_number(w, g, q, t)
+
+
+cdef int _weighted_index(CoreRng* rng, const double* weight, int n) noexcept nogil:
+    """An index in [0, n) drawn with probability proportional to weight."""
+    cdef double total = 0.0, r, acc = 0.0
+    cdef int i
+    for i in range(n):
+        total += weight[i]
+    r = rng_uniform(rng) * total
+    for i in range(n):
+        acc += weight[i]
+        if r < acc:
+            return i
+    return n - 1
+
+
 cdef void _determinize(SearchC* S, CoreStateC* w) noexcept nogil:
     """Resample every opponent's hidden selection in ``w`` from public facts only.
 
@@ -97,7 +119,9 @@ cdef void _determinize(SearchC* S, CoreStateC* w) noexcept nogil:
     cdef int choice[MAX_TRADING]
     cdef int seen_values[MAX_TRADING]
     cdef int nseen
-    cdef bint dup
+    cdef bint dup, on_map
+    cdef double weight[MAX_TOKENS]
+    cdef double wt
     _blank_hidden(w, g, S.seat)
     for q in range(g.num_players):
         if q == S.seat or not w.sel_done[q]:
@@ -117,9 +141,18 @@ cdef void _determinize(SearchC* S, CoreStateC* w) noexcept nogil:
         hidden = need - nrev
         if hidden > ncand:
             hidden = ncand
-        # uniform subset: partial Fisher-Yates
+        if S.sampler == SAMPLER_WEIGHTED:
+            for i in range(ncand):
+                weight[i] = _army_weight(w, g, q, cand[i])
         for i in range(hidden):
-            j = i + rng_below(&S.rng, ncand - i)
+            # one card at a time without replacement (partial Fisher-Yates; weighted: by the weights left)
+            if S.sampler == SAMPLER_WEIGHTED:
+                j = _weighted_index(&S.rng, weight + i, ncand - i) + i
+                wt = weight[i]
+                weight[i] = weight[j]
+                weight[j] = wt
+            else:
+                j = i + rng_below(&S.rng, ncand - i)
             tmp = cand[i]
             cand[i] = cand[j]
             cand[j] = tmp
@@ -144,7 +177,15 @@ cdef void _determinize(SearchC* S, CoreStateC* w) noexcept nogil:
                     continue  # R7: a moved Mercenary proves the card pays for it
                 choice[nchoice] = c
                 nchoice += 1
-            if nchoice > 0:
+            if nchoice > 0 and S.sampler == SAMPLER_WEIGHTED:
+                on_map = False
+                for t in range(g.num_tokens):
+                    if w.loc[q][t] >= 0:
+                        on_map = True
+                for i in range(nchoice):
+                    weight[i] = 2.0 if g.trading_value[choice[i]] > 0 and on_map else 1.0
+                w.sel_trade[q] = choice[_weighted_index(&S.rng, weight, nchoice)]
+            elif nchoice > 0:
                 w.sel_trade[q] = choice[rng_below(&S.rng, nchoice)]
             else:  # no card explains the evidence (not reachable in a legal game): any held card
                 for c in range(g.num_trading):
@@ -263,6 +304,11 @@ cdef void _position_scores(const CoreStateC* s, const CoreGame* g, double* score
             taker_adjacent = False
             for t in range(k):
                 x = s.loc[p][t]
+                if x == LOC_CASTLE and g.takes_cities[t] and t != milady:
+                    d = g.distance[castle][c] + 1  # entering the map takes a move
+                    if d < best:
+                        best = d
+                    continue
                 if x < 0 or t == milady:
                     continue
                 d = g.distance[x][c]
@@ -654,6 +700,60 @@ cdef int _iterate(SearchC* S) noexcept nogil:
     return 0
 
 
+cdef int _iterate_perfect(SearchC* S) noexcept nogil:
+    """One PIMC iteration: plain UCT in the tree of world ``iterations mod num_worlds``, where every action
+    is seen by every player (one tree, edges are the actions and chance outcomes themselves, UCB1 on the
+    chooser's reward also at the secret selection). Returns -1 if cancelled during the playout."""
+    cdef const CoreGame* g = S.g
+    cdef CoreStateC w
+    cdef int legal[MAX_ACTIONS]
+    cdef double rewards[MAX_PLAYERS]
+    cdef int wi = <int>(S.iterations % S.num_worlds)
+    cdef int q, p, n, a, child, npath = 0, i, cur
+    cdef double prob
+    cdef bint expanded
+    core_clone(&w, &S.world_states[wi])
+    cur = S.world_roots[wi]
+    while w.phase != PH_TERMINAL and cur >= 0:
+        if core_is_chance(&w):
+            a = core_sample_chance(&w, g, &S.rng)
+            core_apply(&w, g, a)
+            cur = _descend(S, cur, a)
+            continue
+        p = core_current_player(&w, g)
+        n = core_legal(&w, g, legal)
+        if n <= 0:
+            break
+        if n == 1:
+            a = legal[0]
+            core_apply(&w, g, a)
+            cur = _descend(S, cur, a)
+            continue
+        child = _select(S, cur, p, False, legal, n, &prob, &expanded)
+        if child < 0 or npath >= MAX_PATH:
+            break  # an expansion needed but the pool is full: play out from here
+        a = S.nodes[child].action
+        S.path[npath].node = child
+        S.path[npath].player = p
+        S.path[npath].prob = 0.0
+        npath += 1
+        core_apply(&w, g, a)
+        if expanded:
+            break
+        cur = child
+    if npath > S.max_depth:
+        S.max_depth = npath
+    if _playout(S, &w, rewards) < 0:
+        return -1
+    for i in range(npath):
+        child = S.path[i].node
+        S.nodes[child].visits += 1
+        for q in range(g.num_players):
+            S.nodes[child].reward[q] += rewards[q]
+    S.iterations += 1
+    return 0
+
+
 cdef void _run(SearchC* S) noexcept nogil:
     cdef double t0 = feudo_now()
     S.stop = STOP_NONE
@@ -667,7 +767,7 @@ cdef void _run(SearchC* S) noexcept nogil:
         if S.deadline > 0 and feudo_now() >= S.deadline:
             S.stop = STOP_TIME
             break
-        if _iterate(S) < 0:
+        if (_iterate_perfect(S) if S.perfect else _iterate(S)) < 0:
             S.stop = STOP_CANCELLED
             break
     S.elapsed += feudo_now() - t0
@@ -698,6 +798,7 @@ cdef class CancelFlag:
         return feudo_load_flag(self.flag) != 0
 
 
+_SAMPLERS = {"uniform": SAMPLER_UNIFORM, "weighted": SAMPLER_WEIGHTED}
 _PLAYOUTS = {"eval": PLAYOUT_EVAL, "truncated": PLAYOUT_TRUNCATED, "random": PLAYOUT_RANDOM}
 _STOPS = {STOP_NONE: None, STOP_ITERATIONS: "iterations", STOP_TIME: "time", STOP_CANCELLED: "cancelled"}
 
@@ -711,16 +812,22 @@ cdef class SearchWorker:
 
     def __init__(self, CoreState state, int seat, unsigned long long seed, long long iterations=0,
                  double deadline=0.0, int max_nodes=1000000, str playout="truncated", int playout_turns=0,
-                 double c=0.2, double gamma=0.15, double temperature=1.0, CancelFlag cancel=None):
+                 double c=0.2, double gamma=0.15, double temperature=1.0, CancelFlag cancel=None,
+                 str sampler="uniform", bint perfect=False, int worlds=8):
         cdef SearchC* S
         cdef const CoreGame* g = state.compiled.g
-        cdef int q
+        cdef int q, i
+        if sampler not in _SAMPLERS:
+            raise ValueError(f"sampler: expected one of {', '.join(_SAMPLERS)}, got {sampler!r}")
+        if perfect and not 1 <= worlds <= 4096:
+            raise ValueError(f"worlds: expected an integer in [1, 4096], got {worlds}")
         if playout not in _PLAYOUTS:
             raise ValueError(f"playout: expected one of {', '.join(_PLAYOUTS)}, got {playout!r}")
         if not 0 <= seat < g.num_players:
             raise ValueError(f"seat: expected an integer in [0, {g.num_players}), got {seat}")
-        if max_nodes < g.num_players + 1:
-            raise ValueError(f"max_nodes: expected at least {g.num_players + 1}, got {max_nodes}")
+        if max_nodes < (worlds if perfect else g.num_players) + 1:
+            raise ValueError(f"max_nodes: expected at least {(worlds if perfect else g.num_players) + 1}, "
+                             f"got {max_nodes}")
         S = <SearchC*>calloc(1, sizeof(SearchC))
         if S == NULL:
             raise MemoryError()
@@ -749,9 +856,25 @@ cdef class SearchWorker:
         S.path = <StepC*>malloc(sizeof(StepC) * MAX_PATH)
         if S.nodes == NULL or S.mark == NULL or S.seen == NULL or S.child_of == NULL or S.path == NULL:
             raise MemoryError()
-        for q in range(S.n):
-            S.roots[q] = _new_node(S, -1, -1)
+        S.sampler = _SAMPLERS[sampler]
         rng_seed(&S.rng, seed)
+        if perfect:
+            # PIMC: draw the worlds now (from the blanked public root) and give each its tree
+            S.perfect = 1
+            S.num_worlds = worlds
+            S.world_states = <CoreStateC*>malloc(sizeof(CoreStateC) * <size_t>worlds)
+            S.world_roots = <int*>malloc(sizeof(int) * <size_t>worlds)
+            if S.world_states == NULL or S.world_roots == NULL:
+                raise MemoryError()
+            for i in range(worlds):
+                core_clone(&S.world_states[i], &S.root)
+                _determinize(S, &S.world_states[i])
+                S.world_roots[i] = _new_node(S, -1, -1)
+            for q in range(S.n):
+                S.roots[q] = S.world_roots[0]
+        else:
+            for q in range(S.n):
+                S.roots[q] = _new_node(S, -1, -1)
 
     def __dealloc__(self):
         if self.S != NULL:
@@ -760,6 +883,8 @@ cdef class SearchWorker:
             free(self.S.seen)
             free(self.S.child_of)
             free(self.S.path)
+            free(self.S.world_states)
+            free(self.S.world_roots)
             free(self.S)
             self.S = NULL
 
@@ -791,26 +916,36 @@ cdef class SearchWorker:
         out.reverse()
         return out
 
+    def world_roots(self):
+        """PIMC: the root node of each sampled world's tree ([] for MO-ISMCTS)."""
+        cdef int i
+        return [self.S.world_roots[i] for i in range(self.S.num_worlds)] if self.S.perfect else []
+
     def node_actor(self, int node):
         if not 0 <= node < self.S.used:
             raise ValueError(f"node: expected an index in [0, {self.S.used}), got {node}")
         return self.S.nodes[node].actor
 
     def root_stats(self):
-        """{action: (visits, reward sum of the seat)} of the seat's root (visited edges only)."""
+        """{action: (visits, reward sum of the seat)} of the seat's root (visited edges only); for PIMC
+        summed over the worlds' roots (the votes of the determinized searches)."""
         cdef SearchC* S = self.S
-        cdef int c = S.nodes[S.roots[S.seat]].child
+        cdef int c, i
         out = {}
-        while c >= 0:
-            if S.nodes[c].visits > 0 and S.nodes[c].action >= 0:
-                out[S.nodes[c].action] = (S.nodes[c].visits, S.nodes[c].reward[S.seat])
-            c = S.nodes[c].sibling
+        roots = [S.world_roots[i] for i in range(S.num_worlds)] if S.perfect else [S.roots[S.seat]]
+        for r in roots:
+            c = S.nodes[r].child
+            while c >= 0:
+                if S.nodes[c].visits > 0 and S.nodes[c].action >= 0:
+                    v, t = out.get(S.nodes[c].action, (0, 0.0))
+                    out[S.nodes[c].action] = (v + S.nodes[c].visits, t + S.nodes[c].reward[S.seat])
+                c = S.nodes[c].sibling
         return out
 
     def stats(self):
         cdef SearchC* S = self.S
         return {"iterations": S.iterations, "nodes": S.used, "max_depth": S.max_depth, "elapsed": S.elapsed,
-                "stopped_by": _STOPS[S.stop], "worlds": S.worlds}
+                "stopped_by": _STOPS[S.stop], "worlds": S.worlds, "pool_full": S.used >= S.cap}
 
     def beliefs(self):
         """(counts of worlds with army card t selected per opponent, counts per trading card, worlds)."""
@@ -831,12 +966,16 @@ def evaluate_state(CoreState state, double temperature=1.0):
     return [score[p] for p in range(g.num_players)], [out[p] for p in range(g.num_players)]
 
 
-def determinize(CoreState state, int seat, unsigned long long seed):
+def determinize(CoreState state, int seat, unsigned long long seed, str sampler="uniform"):
     """One world drawn by the search's determinization (a new CoreState), for tests."""
-    cdef SearchC* S = <SearchC*>calloc(1, sizeof(SearchC))
+    cdef SearchC* S
     cdef CoreState out = state.clone()
+    if sampler not in _SAMPLERS:
+        raise ValueError(f"sampler: expected one of {', '.join(_SAMPLERS)}, got {sampler!r}")
+    S = <SearchC*>calloc(1, sizeof(SearchC))
     if S == NULL:
         raise MemoryError()
+    S.sampler = _SAMPLERS[sampler]
     S.g = state.compiled.g
     S.seat = seat
     S.n = S.g.num_players

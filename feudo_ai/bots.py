@@ -57,9 +57,12 @@ def _lazy(module: str, cls: str) -> Callable[..., Bot]:
 BOTS: dict[str, Callable[..., Bot]] = {
     "random": RandomBot,
     "greedy": _lazy("greedy", "GreedyBot"),
-    "pimc": _lazy("ismcts", "PIMCBot"),
-    "ismcts": _lazy("ismcts", "ISMCTSBot"),
-    "fast": _lazy("fast_search", "FastISMCTSBot"),
+    # the searches in C over the Cython core (feudo_ai/fast_search.py): the strong players
+    "ismcts": _lazy("fast_search", "ISMCTSBot"),
+    "pimc": _lazy("fast_search", "PIMCBot"),
+    # the same algorithms in readable Python (feudo_ai/ismcts.py): references, about 50x slower
+    "ismcts-py": _lazy("ismcts", "PyISMCTSBot"),
+    "pimc-py": _lazy("ismcts", "PyPIMCBot"),
 }
 
 
@@ -112,6 +115,8 @@ def make_bot(name: str, seed: int) -> Bot:
         bot = BOTS[base](seed, **params)
     except TypeError as e:
         raise ValueError(f"bot {name!r}: bad parameters ({e})") from None
+    except ImportError as e:  # a C search whose extension is not built
+        raise ValueError(f"bot {name!r}: {e}") from None
     if params:
         bot.name = str(name)
     return bot

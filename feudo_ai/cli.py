@@ -175,7 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_game_options(p)
     p.add_argument("--games", type=int, default=1, help="number of games (seeds seed, seed+1, ...)")
     p.add_argument("--bots", default="random",
-                   help=f"one bot for all seats or one per seat, comma-separated; known: {', '.join(sorted(BOTS))}")
+                   help=f"one bot for all seats or one per seat, comma-separated, each with optional :key=value "
+                        f"parameters (e.g. ismcts:iterations=2000); known: {', '.join(sorted(BOTS))}")
     p.add_argument("--json", action="store_true", help="print a JSON summary")
     p.add_argument("--save", default=None, help="save the game record (JSON) when playing one game")
     p.set_defaults(func=cmd_selfplay)

@@ -12,7 +12,9 @@ Terms (all in VP-like units):
   its value, more if already stricken (R18); a token that enemy tokens next to it could beat loses part of its
   value (R11), unless it sits in the Convent or a Castle;
 - Cities not owned: city-taking tokens close to them earn a share of the City's VP (R15), more when the tokens
-  next to the City already out-force its defence (R11: City defence 7).
+  next to the City already out-force its defence (R11: City defence 7). A token still in the Castle counts
+  as one move further than the Castle's territory, so that Castle sites differ before anything has entered
+  the map (R21).
 """
 
 from __future__ import annotations
@@ -105,6 +107,9 @@ def position_score(state, p: int, occ=None) -> float:
             force = 0
             taker_adjacent = False
             for t, x in enumerate(loc):
+                if x == CASTLE and g.takes_cities[t] and t != milady:
+                    best = min(best, dist[castle][c] + 1)  # entering the map takes a move
+                    continue
                 if x < 0 or t == milady:
                     continue
                 d = dist[x][c]

@@ -686,17 +686,17 @@ class _SearchBot(Bot):
         return advice.best
 
 
-class ISMCTSBot(_SearchBot):
-    """MO-ISMCTS (default 300 iterations, truncated playouts)."""
+class PyISMCTSBot(_SearchBot):
+    """Bot "ismcts-py": this module's MO-ISMCTS (default 300 iterations)."""
 
-    name = "ismcts"
+    name = "ismcts-py"
     algorithm = "ismcts"
     defaults = {"iterations": 300}
 
 
-class PIMCBot(_SearchBot):
-    """Determinized UCT baseline (default 300 iterations over 6 worlds)."""
+class PyPIMCBot(_SearchBot):
+    """Bot "pimc-py": this module's determinized UCT baseline (default 300 iterations over 6 worlds)."""
 
-    name = "pimc"
+    name = "pimc-py"
     algorithm = "pimc"
     defaults = {"iterations": 300, "worlds": 6}

@@ -1,4 +1,4 @@
-"""Bots (feudo_ai/bots.py, greedy.py, ismcts.py): specs with parameters, legal actions over whole games with
+"""Bots (feudo_ai/bots.py, greedy.py, fast_search.py, ismcts.py): specs with parameters, legal actions over whole games with
 2/3/4 players, greedy never launches a losing attack and beats random, one-action decisions are not searched,
 and the CLI plays the bots."""
 
@@ -22,8 +22,8 @@ def test_parse_bot_spec() -> None:
 
 
 def test_make_bot_registry_and_errors() -> None:
-    assert {"random", "greedy", "pimc", "ismcts"} <= set(BOTS)
-    for name in ("random", "greedy", "pimc", "ismcts"):
+    assert {"random", "greedy", "pimc", "ismcts", "pimc-py", "ismcts-py"} <= set(BOTS)
+    for name in ("random", "greedy", "pimc", "ismcts", "pimc-py", "ismcts-py"):
         assert make_bot(name, 1).name == name
     bot = make_bot("ismcts:iterations=123", 1)
     assert bot.params["iterations"] == 123 and bot.name == "ismcts:iterations=123"
@@ -38,12 +38,19 @@ def test_make_bot_registry_and_errors() -> None:
         make_bot("ismcts:playout=sometimes", 1)
     with pytest.raises(ValueError):
         make_bot("random:x=1", 1)
+    with pytest.raises(ValueError, match="worlds"):
+        make_bot("ismcts:worlds=3", 1)  # a PIMC parameter
+    with pytest.raises(ValueError, match="time_limit"):
+        make_bot("ismcts:time_limit=1", 1)  # the Python search's name for `seconds`
+    assert make_bot("ismcts", 1).params["algorithm"] == "ismcts"
+    assert make_bot("pimc:worlds=3", 1).params == {"iterations": 5000, "worlds": 3, "algorithm": "pimc"}
 
 
 GAMES = {
     2: ["ismcts:iterations=6", "pimc:iterations=6:worlds=2"],
-    3: ["greedy", "ismcts:iterations=5:playout=random", "pimc:iterations=5:worlds=2"],
-    4: ["ismcts:iterations=5:sampler=weighted", "greedy", "random", "pimc:iterations=5:worlds=2"],
+    3: ["greedy", "ismcts-py:iterations=5:playout=random", "pimc-py:iterations=5:worlds=2"],
+    4: ["ismcts:iterations=5:sampler=weighted", "ismcts-py:iterations=5:sampler=weighted", "random",
+        "pimc:iterations=5:worlds=2:sampler=weighted:playout=random"],
 }
 
 
@@ -125,7 +132,8 @@ def test_single_legal_action_is_not_searched() -> None:
 
 
 def test_bots_are_deterministic_per_seed() -> None:
-    for spec in ("greedy", "ismcts:iterations=8", "pimc:iterations=8:worlds=2"):
+    for spec in ("greedy", "ismcts:iterations=8", "pimc:iterations=8:worlds=2", "ismcts-py:iterations=8",
+                 "pimc-py:iterations=8:worlds=2"):
         runs = []
         for _ in range(2):
             bots = [make_bot(spec, 3), make_bot("random", 4)]
@@ -151,7 +159,7 @@ def _partial(bots, limit: int = 150):
 
 def test_cli_selfplay_with_search_bots(capsys) -> None:
     rc = cli_main(["selfplay", "--players", "4", "--games", "1", "--json", "--seed", "3",
-                   "--bots", "ismcts:iterations=4,greedy,random,pimc:iterations=4:worlds=2"])
+                   "--bots", "ismcts:iterations=4,greedy,ismcts-py:iterations=4,pimc:iterations=4:worlds=2"])
     out = json.loads(capsys.readouterr().out)
     assert rc == 0 and out["games"] == 1 and out["errors"] == 0
     assert cli_main(["selfplay", "--players", "2", "--bots", "nobot", "--json"]) == 2

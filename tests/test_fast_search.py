@@ -22,7 +22,7 @@ from search_helpers import find_position, hidden_of_others, positions, with_othe
 
 try:
     from feudo_ai import _search
-    from feudo_ai.fast_search import FastISMCTSBot, search
+    from feudo_ai.fast_search import ISMCTSBot, search
 except ImportError as e:  # the extension is not built
     _search = None
     _ERROR = e
@@ -96,7 +96,9 @@ def test_honesty_opponents_secret_selections_do_not_matter(players: int) -> None
             if other.sel_army == state.sel_army and other.sel_trade == state.sel_trade:
                 continue  # nothing else was possible: try another game
             assert other.observation(seat) == state.observation(seat)
-            for kw in ({"iterations": 3000}, {"iterations": 2000, "threads": 2, "playout": "random"}):
+            for kw in ({"iterations": 3000}, {"iterations": 2000, "threads": 2, "playout": "random"},
+                       {"iterations": 2000, "sampler": "weighted"}, {"iterations": 2000, "algorithm": "pimc"},
+                       {"iterations": 2000, "algorithm": "pimc", "worlds": 3, "sampler": "weighted"}):
                 assert _key(search(state, seed=seed, **kw)) == _key(search(other, seed=seed, **kw))
             checked.add(phase)
             break
@@ -120,7 +122,8 @@ def test_c_worker_blanks_true_hidden_fields_itself() -> None:
     assert results[0] == results[1]
 
 
-def test_determinization_is_consistent_and_uses_public_facts_only() -> None:
+@pytest.mark.parametrize("sampler", ["uniform", "weighted"])
+def test_determinization_is_consistent_and_uses_public_facts_only(sampler: str) -> None:
     rng = random.Random(9)
     state = _hidden_position()
     seat = state.current_player()
@@ -130,8 +133,8 @@ def test_determinization_is_consistent_and_uses_public_facts_only() -> None:
     core, core_other = CoreState.from_reference(state), CoreState.from_reference(other)
     worlds = set()
     for seed in range(30):
-        w = _search.determinize(core, seat, seed)
-        assert w.canonical() == _search.determinize(core_other, seat, seed).canonical()
+        w = _search.determinize(core, seat, seed, sampler)
+        assert w.canonical() == _search.determinize(core_other, seat, seed, sampler).canonical()
         ref = w.to_reference()
         assert ref.sel_army[seat] == state.sel_army[seat] and ref.sel_trade[seat] == state.sel_trade[seat]
         for q in range(g.num_players):
@@ -153,6 +156,46 @@ def test_determinization_is_consistent_and_uses_public_facts_only() -> None:
         assert ref.legal_actions()
         worlds.add(w.canonical())
     assert len(worlds) > 1  # the hidden selections really are resampled
+
+
+def test_weighted_sampler_matches_the_python_opponent_model() -> None:
+    """The C weighted determinization draws each opponent's cards with the marginals of
+    feudo_ai.sampler.WeightedSampler (same weights, draws without replacement), and they differ from the
+    uniform sampler's: 6,000 worlds each, per-card frequencies within 0.035."""
+    from feudo_ai.sampler import make_sampler
+
+    state = find_position(lambda s: s.phase == Phase.SELECT and s.turn >= 2 and len(s.legal_actions()) > 1
+                          and sum(s.sel_done) >= 1 and not s.sel_done[s.current_player()], players=4,
+                          seeds=range(1, 60))
+    seat = state.current_player()
+    g = state.game
+    core = CoreState.from_reference(state)
+    n = 6000
+    py_rng = random.Random(1)
+    freq = {name: [[0.0] * g.num_tokens for _ in range(g.num_players)] for name in ("c", "py", "uniform")}
+    trade = {name: [[0.0] * len(g.ruleset.trading_cards) for _ in range(g.num_players)] for name in ("c", "py")}
+    py_sampler = make_sampler("weighted", g, state.observation(seat))
+    for i in range(n):
+        worlds = {"c": _search.determinize(core, seat, i, "weighted").to_reference(),
+                  "uniform": _search.determinize(core, seat, i, "uniform").to_reference()}
+        d = py_sampler.sample_fields(py_rng)
+        for q in range(g.num_players):
+            if q == seat:
+                continue
+            for t in range(g.num_tokens):
+                freq["c"][q][t] += worlds["c"].sel_army[q][t] / n
+                freq["uniform"][q][t] += worlds["uniform"].sel_army[q][t] / n
+                freq["py"][q][t] += d["sel_army"][q][t] / n
+            if state.sel_done[q]:
+                trade["c"][q][worlds["c"].sel_trade[q]] += 1 / n
+                trade["py"][q][d["sel_trade"][q]] += 1 / n
+    gap = max(abs(freq["c"][q][t] - freq["py"][q][t]) for q in range(g.num_players) for t in range(g.num_tokens))
+    assert gap < 0.035, (gap, freq)
+    tgap = max(abs(a - b) for q in range(g.num_players) for a, b in zip(trade["c"][q], trade["py"][q]))
+    assert tgap < 0.035, (tgap, trade)
+    shift = max(abs(freq["c"][q][t] - freq["uniform"][q][t]) for q in range(g.num_players)
+                for t in range(g.num_tokens))
+    assert shift > 0.05, shift  # the opponent model really moves the marginals
 
 
 def test_merc_evidence_constrains_the_trading_card() -> None:
@@ -188,6 +231,17 @@ def test_node_cap_respected_and_iterations_continue() -> None:
     assert advice.best in state.legal_actions()
     two = search(state, iterations=3000, max_nodes=300, seed=1, threads=2)
     assert two.stats["nodes"] <= 600 and two.stats["iterations"] == 3000
+
+
+def test_default_pool_is_sized_to_the_budget() -> None:
+    """Without max_nodes the pool holds 8 nodes per iteration: the trees never stop growing within an
+    iteration budget (the trees grow by about 4 nodes an iteration)."""
+    state = positions(4, seeds=(1,))[2]
+    for kw in ({}, {"algorithm": "pimc"}, {"threads": 2}):
+        advice = search(state, iterations=20000, seed=1, **kw)
+        assert not advice.stats["pool_full"]
+        assert advice.stats["nodes"] > 20000  # the trees did grow (ISMCTS: a node per tree and iteration or more)
+    assert search(state, iterations=2000, max_nodes=50, seed=1).stats["pool_full"]
 
 
 @pytest.mark.parametrize("kind", ["flag", "event"])
@@ -260,14 +314,16 @@ def test_argument_validation_names_the_argument() -> None:
     bad = [({"iterations": 0}, "iterations"), ({"seconds": -1}, "seconds"), ({"threads": 0}, "threads"),
            ({"max_nodes": 3}, "max_nodes"), ({"playout": "x"}, "playout"), ({"seat": 9}, "seat"),
            ({"c": -1}, "c"), ({"exp3_gamma": 0}, "exp3_gamma"), ({"temperature": 0}, "temperature"),
-           ({"cancel": 3}, "cancel"), ({"seed": 1.5}, "seed"), ({"playout_turns": -1}, "playout_turns")]
+           ({"cancel": 3}, "cancel"), ({"seed": 1.5}, "seed"), ({"playout_turns": -1}, "playout_turns"),
+           ({"algorithm": "alphabeta"}, "algorithm"), ({"sampler": "psychic"}, "sampler"), ({"worlds": 0}, "worlds"),
+           ({"algorithm": "pimc", "worlds": 40, "max_nodes": 20}, "max_nodes")]
     for kw, name in bad:
         with pytest.raises(ValueError, match=name):
             search(state, **kw)
     with pytest.raises(ValueError, match="seat"):
         search(state, seat=1 - state.current_player(), iterations=10)
     with pytest.raises(ValueError, match="nonsense"):
-        FastISMCTSBot(1, nonsense=3)
+        ISMCTSBot(1, nonsense=3)
     s = new_game(players=2, seed=1)
     with pytest.raises(ValueError, match="chance"):
         search(s, iterations=10)
@@ -275,7 +331,7 @@ def test_argument_validation_names_the_argument() -> None:
 
 @pytest.mark.parametrize("players", [2, 4])
 def test_full_games_as_a_bot(players: int) -> None:
-    bots = [FastISMCTSBot(seed=p, iterations=60 if players == 4 else 100) if p % 2 == 0 else RandomBot(p)
+    bots = [ISMCTSBot(seed=p, iterations=60 if players == 4 else 100) if p % 2 == 0 else RandomBot(p)
             for p in range(players)]
     record, final = play_game(bots, new_game(players=players, seed=3), seed=3)
     assert final.is_terminal()
@@ -288,7 +344,7 @@ def test_beats_random_two_players() -> None:
     for g in range(10):
         seat = g % 2
         bots = [RandomBot(100 + g), RandomBot(100 + g)]
-        bots[seat] = FastISMCTSBot(seed=g, iterations=300)
+        bots[seat] = ISMCTSBot(seed=g, iterations=300)
         _, final = play_game(bots, new_game(players=2, seed=g), seed=g)
         score += final.returns()[seat]
     assert score >= 8.0, score

@@ -52,7 +52,9 @@ def test_search_advice_ignores_hidden_selections(phase: Phase, algorithm: str) -
 
 
 @pytest.mark.parametrize("phase", PHASES, ids=lambda p: p.name)
-@pytest.mark.parametrize("spec", ["greedy", "ismcts:iterations=30", "pimc:iterations=30:worlds=3"])
+@pytest.mark.parametrize("spec", ["greedy", "ismcts:iterations=300", "pimc:iterations=300:worlds=3",
+                                  "ismcts:iterations=300:sampler=weighted", "ismcts-py:iterations=30",
+                                  "pimc-py:iterations=30:worlds=3"])
 def test_bot_choice_ignores_hidden_selections(phase: Phase, spec: str) -> None:
     state, other, seat = _pair(phase, players=4 if phase != Phase.MARCH else 3)
     assert make_bot(spec, 5)(state) == make_bot(spec, 5)(other)

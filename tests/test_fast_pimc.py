@@ -1,0 +1,157 @@
+"""The C determinized-UCT baseline (``search(..., algorithm="pimc")``, bot "pimc"): legal advice, the budget
+split evenly over the sampled worlds, determinism, root-parallel merging, node cap, cancel, whole games, and
+that it beats random. Its honesty (the opponents' secret selections never change the advice) is tested with the
+MO-ISMCTS's in tests/test_fast_search.py.
+
+Fails (does not skip) when the extension is not built: ``python setup.py build_ext --inplace``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from engine import Phase, new_game, play_game
+from engine.core import CoreState
+from feudo_ai.bots import RandomBot, make_bot
+
+from search_helpers import find_position, hidden_of_others, positions
+
+try:
+    from feudo_ai import _search
+    from feudo_ai.fast_search import PIMCBot, search
+except ImportError as e:  # the extension is not built
+    _search = None
+    _ERROR = e
+
+
+@pytest.fixture(autouse=True)
+def _built():
+    if _search is None:
+        pytest.fail(f"feudo_ai._search is not built ({_ERROR}): run `python setup.py build_ext --inplace`")
+
+
+def _key(advice):
+    return ([(a.action, a.visits, round(a.mean, 12)) for a in advice.alternatives], advice.best, advice.pv,
+            advice.beliefs, {k: v for k, v in advice.stats.items() if k not in ("elapsed", "search_seconds",
+                                                                                "iterations_per_s")})
+
+
+def _hidden_position(players: int = 4):
+    return find_position(lambda s: s.phase in (Phase.REVEAL, Phase.MOVE, Phase.SELECT)
+                         and len(s.legal_actions()) > 1 and hidden_of_others(s, s.current_player()),
+                         players=players)
+
+
+def test_pimc_returns_legal_actions_on_many_positions() -> None:
+    for players in (2, 3, 4):
+        for state in positions(players, seeds=(2,))[::4]:
+            legal = state.legal_actions()
+            advice = search(state, iterations=240, algorithm="pimc", worlds=6, seed=5)
+            assert advice.best in legal and all(a.action in legal for a in advice.alternatives)
+            assert advice.stats["iterations"] == 240 and advice.stats["algorithm"] == "pimc"
+            assert advice.stats["worlds_sampled"] == 6
+            if len(legal) > 1:
+                assert sum(a.visits for a in advice.alternatives) == 240
+            assert advice.pv and advice.pv[0][0] == advice.best
+
+
+def test_budget_is_split_evenly_over_the_worlds() -> None:
+    """Iteration i searches world i mod worlds, so each world's tree gets its share of the budget; the
+    advice's visits are the sum of the worlds' root visits (the votes)."""
+    state = _hidden_position()
+    seat = state.current_player()
+    w = _search.SearchWorker(CoreState.from_reference(state), seat, 3, 1003, 0.0, 100_000, "truncated", 0, 0.2,
+                             0.15, 1.0, None, "uniform", True, 5)
+    assert w.run() == "iterations"
+    roots = w.world_roots()
+    assert len(roots) == 5 and len(set(roots)) == 5
+    shares = [sum(v for _, v, _, _ in w.children(r)) for r in roots]
+    assert shares == [201, 201, 201, 200, 200]
+    summed: dict = {}
+    for r in roots:
+        for a, v, _, _ in w.children(r):
+            if v:
+                summed[a] = summed.get(a, 0) + v
+    assert {a: v for a, (v, _) in w.root_stats().items()} == summed
+    assert w.stats()["worlds"] == 5
+
+
+def test_worlds_differ_and_are_consistent_with_the_observation() -> None:
+    """The worlds are drawn by the search's determinization: beliefs come from exactly `worlds` worlds
+    per worker, and with several worlds the opponents' hidden cards are not all the same."""
+    state = _hidden_position()
+    seat = state.current_player()
+    advice = search(state, iterations=400, algorithm="pimc", worlds=16, seed=2, threads=2)
+    assert advice.stats["worlds_sampled"] == 32
+    assert hidden_of_others(state, seat)
+    spread = [x for q in advice.beliefs for x in advice.beliefs[q]["army"] if 0.0 < x < 1.0]
+    assert spread, advice.beliefs  # some card is selected in some worlds and not in others
+    for q, b in advice.beliefs.items():
+        for t, x in enumerate(b["army"]):
+            if x > 0:
+                assert state.army_held[q][t]
+            if state.revealed[q][t]:
+                assert x == 1.0
+
+
+def test_pimc_is_deterministic_and_merges_threads() -> None:
+    state = _hidden_position()
+    for kw in ({}, {"threads": 2}, {"worlds": 3, "sampler": "weighted"}):
+        a = search(state, iterations=1200, algorithm="pimc", seed=4, **kw)
+        b = search(state, iterations=1200, algorithm="pimc", seed=4, **kw)
+        assert _key(a) == _key(b)
+    two = search(state, iterations=1201, algorithm="pimc", threads=2, seed=4)
+    assert two.stats["worker_iterations"] == [601, 600] and sum(a.visits for a in two.alternatives) == 1201
+    assert _key(search(state, iterations=1200, algorithm="pimc", seed=5)) != _key(
+        search(state, iterations=1200, algorithm="pimc", seed=4))
+
+
+def test_pimc_differs_from_ismcts() -> None:
+    """The two algorithms share the C machinery but not the trees: at a secret selection, PIMC's worlds
+    give it different statistics from MO-ISMCTS's (same seed and budget)."""
+    state = find_position(lambda s: s.phase == Phase.SELECT and len(s.legal_actions()) > 1
+                          and hidden_of_others(s, s.current_player()), players=4)
+    a = search(state, iterations=2000, seed=1)
+    b = search(state, iterations=2000, seed=1, algorithm="pimc")
+    assert [(x.action, x.visits) for x in a.alternatives] != [(x.action, x.visits) for x in b.alternatives]
+
+
+def test_pimc_node_cap_and_cancel() -> None:
+    state = _hidden_position()
+    capped = search(state, iterations=3000, algorithm="pimc", worlds=4, max_nodes=200, seed=1)
+    assert capped.stats["nodes"] <= 200 and capped.stats["iterations"] == 3000 and capped.stats["pool_full"]
+    assert capped.best in state.legal_actions()
+    flag = _search.CancelFlag()
+    box = {}
+
+    def run():
+        box["advice"] = search(state, seconds=30.0, algorithm="pimc", playout="random", seed=1, cancel=flag)
+        box["done"] = time.monotonic()
+
+    th = threading.Thread(target=run)
+    th.start()
+    time.sleep(0.15)
+    t0 = time.monotonic()
+    flag.set()
+    th.join(5.0)
+    assert not th.is_alive() and box["done"] - t0 < 0.5
+    assert box["advice"].stats["stopped_by"] == "cancelled" and box["advice"].stats["iterations"] > 0
+
+
+def test_pimc_bot_plays_whole_games_and_beats_random() -> None:
+    with pytest.raises(ValueError, match="nonsense"):
+        PIMCBot(1, nonsense=2)
+    bots = [make_bot("pimc:iterations=60:worlds=3", 1), RandomBot(2), make_bot("pimc:iterations=60", 3)]
+    _, final = play_game(bots, new_game(players=3, seed=3), seed=3)
+    assert final.is_terminal() and abs(sum(final.returns()) - 1.0) < 1e-9
+    score = 0.0
+    for g in range(8):
+        seat = g % 2
+        bots = [RandomBot(100 + g), RandomBot(200 + g)]
+        bots[seat] = PIMCBot(seed=g, iterations=300)
+        _, final = play_game(bots, new_game(players=2, seed=g), seed=g)
+        score += final.returns()[seat]
+    assert score >= 6.0, score
