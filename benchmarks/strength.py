@@ -2,6 +2,7 @@
 
     python benchmarks/strength.py --quick --json      # about 4 minutes on 2 cores
     python benchmarks/strength.py --json              # the full set: about 40 minutes on 2 cores
+    python benchmarks/strength.py --suite playouts --json   # evaluation options head to head (~20 minutes)
 
 A pairing "A vs B" with P players puts A in one seat and B in all the others; the seat of A rotates game by
 game (seat = game index mod P), and the game seed (map board order and chance) is the game index plus the base
@@ -81,6 +82,26 @@ def pairings(quick: bool) -> list[dict]:
     ]
 
 
+def playout_pairings(quick: bool) -> list[dict]:
+    """``--suite playouts``: the default evaluation (truncated playout to the end of the turn) against the
+    other choices, head to head at 2,000 iterations each (about 20 minutes on 2 cores; --quick: 3)."""
+    it, n = 2000, (30 if quick else 200)
+    ism = f"ismcts:iterations={it}"
+    return [
+        {"name": f"ismcts truncated vs ismcts eval (2p, {it} it each)", "a": ism,
+         "b": f"ismcts:iterations={it}:playout=eval", "players": 2, "games": n},
+        {"name": f"ismcts truncated vs ismcts random playouts (2p, {it} it each)", "a": ism,
+         "b": f"ismcts:iterations={it}:playout=random", "players": 2, "games": n},
+        {"name": f"ismcts truncated vs ismcts truncated+1 turn (2p, {it} it each)", "a": ism,
+         "b": f"ismcts:iterations={it}:playout_turns=1", "players": 2, "games": n},
+        {"name": f"ismcts uniform vs ismcts weighted sampler (2p, {it} it each)", "a": ism,
+         "b": f"ismcts:iterations={it}:sampler=weighted", "players": 2, "games": n},
+    ]
+
+
+SUITES = {"targets": pairings, "playouts": playout_pairings}
+
+
 def run(pairs: list[dict], jobs: int, seed: int, log=None) -> list[dict]:
     out = []
     with ProcessPoolExecutor(jobs) as ex:
@@ -113,6 +134,9 @@ def main(argv=None) -> int:
     ap.add_argument("--json", action="store_true", help="print the results as JSON")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel games (processes)")
     ap.add_argument("--seed", type=int, default=1000, help="base seed of the games")
+    ap.add_argument("--suite", default="targets", choices=sorted(SUITES),
+                    help="targets: the issue's pairings (default); playouts: the search's evaluation options "
+                         "head to head")
     ap.add_argument("--only", default=None, help="run only pairings whose name contains this text")
     ap.add_argument("--games", type=int, default=None, help="games per pairing (overrides the mode's numbers)")
     args = ap.parse_args(argv)
@@ -120,7 +144,7 @@ def main(argv=None) -> int:
         ap.error("--games: expected a positive integer")
     if args.jobs < 1:
         ap.error("--jobs: expected a positive integer")
-    pairs = pairings(args.quick)
+    pairs = SUITES[args.suite](args.quick)
     if args.only:
         pairs = [p for p in pairs if args.only in p["name"]]
         if not pairs:
@@ -131,7 +155,7 @@ def main(argv=None) -> int:
     log = (lambda r: print(json.dumps(r), file=sys.stderr if args.json else sys.stdout, flush=True))
     started = time.perf_counter()
     results = run(pairs, args.jobs, args.seed, log)
-    summary = {"benchmark": "strength", "quick": args.quick, "seed": args.seed, "jobs": args.jobs,
+    summary = {"benchmark": "strength", "suite": args.suite, "quick": args.quick, "seed": args.seed, "jobs": args.jobs,
                "games": sum(r["games"] for r in results), "pairings": results,
                "seconds": round(time.perf_counter() - started, 1)}
     if args.json:

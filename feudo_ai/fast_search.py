@@ -11,8 +11,8 @@ trees in a C node pool and the loop running with the GIL released, so ``threads=
 RNG seeded from ``seed`` and the worker index) run at once; their root statistics are summed.
 ``algorithm="pimc"`` (bot "pimc") samples ``worlds`` worlds per worker and runs plain UCT on each as a
 perfect-information game (every selection visible to every player), iteration i in world i mod ``worlds``;
-the worlds' root visits are summed (votes). It shares the playouts and evaluation, so pairing the two
-measures the algorithms alone.
+the worlds' root visits are summed (votes), and its principal variation is read from the first world's tree.
+It shares the playouts and evaluation, so pairing the two measures the algorithms alone.
 
 Honesty: the C search is given a state rebuilt from ``state.observation(seat)`` (opponents' unrevealed
 selections removed), and it blanks those fields again itself before every determinization, so the result

@@ -46,6 +46,17 @@ def test_make_bot_registry_and_errors() -> None:
     assert make_bot("pimc:worlds=3", 1).params == {"iterations": 5000, "worlds": 3, "algorithm": "pimc"}
 
 
+def test_c_bot_without_the_extension_is_a_clear_error(monkeypatch) -> None:
+    import feudo_ai.fast_search as fs
+
+    monkeypatch.setattr(fs, "_search", None)
+    with pytest.raises(ValueError, match="not built.*build_ext"):
+        make_bot("ismcts", 1)
+    with pytest.raises(ValueError, match="not built"):
+        make_bot("pimc:iterations=10", 1)
+    assert make_bot("ismcts-py", 1).name == "ismcts-py"  # the Python references still work
+
+
 GAMES = {
     2: ["ismcts:iterations=6", "pimc:iterations=6:worlds=2"],
     3: ["greedy", "ismcts-py:iterations=5:playout=random", "pimc-py:iterations=5:worlds=2"],

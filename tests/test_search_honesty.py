@@ -1,5 +1,5 @@
 """Honesty (R22): with a fixed seed and budget, a seat's advice is the same whatever the opponents' actual hidden
-selections are and whatever chance would draw next — for ismcts, pimc and greedy."""
+selections are and whatever chance would draw next — for the C and Python ismcts and pimc, and greedy."""
 
 from __future__ import annotations
 
@@ -82,6 +82,11 @@ def test_advice_ignores_what_chance_will_draw() -> None:
     for algo in ("ismcts", "pimc"):
         assert _summary(advise(s1, algorithm=algo, iterations=30, seed=3)) == \
             _summary(advise(s2, algorithm=algo, iterations=30, seed=3))
+    from feudo_ai.fast_search import search  # the C searches (fail, not skip, when not built)
+
+    for algo in ("ismcts", "pimc"):
+        assert _summary(search(s1, algorithm=algo, iterations=2000, seed=3)) == \
+            _summary(search(s2, algorithm=algo, iterations=2000, seed=3))
 
 
 def test_the_honesty_check_catches_a_cheating_search(monkeypatch) -> None:
