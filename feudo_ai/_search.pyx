@@ -619,6 +619,28 @@ cdef int _select(SearchC* S, int node, int p, bint exp3, const int* legal, int n
 # One iteration
 # =====================================================================================================
 
+cdef int _finish(SearchC* S, CoreStateC* w, int npath) noexcept nogil:
+    """The end of an iteration whose tree walk left ``w`` and recorded ``npath`` choices: the playout, then
+    backpropagation (each choice scored with its chooser's component; EXP3 gains for choices with a
+    probability). Returns -1 if cancelled during the playout (nothing backpropagated)."""
+    cdef double rewards[MAX_PLAYERS]
+    cdef int i, q, child, p
+    if npath > S.max_depth:
+        S.max_depth = npath
+    if _playout(S, w, rewards) < 0:
+        return -1
+    for i in range(npath):
+        child = S.path[i].node
+        p = S.path[i].player
+        S.nodes[child].visits += 1
+        for q in range(S.n):
+            S.nodes[child].reward[q] += rewards[q]
+        if S.path[i].prob > 0.0:
+            S.nodes[child].gain += rewards[p] / S.path[i].prob
+    S.iterations += 1
+    return 0
+
+
 cdef int _iterate(SearchC* S) noexcept nogil:
     """One MO-ISMCTS iteration; returns -1 if cancelled during the playout (nothing backpropagated)."""
     cdef const CoreGame* g = S.g
@@ -626,7 +648,6 @@ cdef int _iterate(SearchC* S) noexcept nogil:
     cdef int cur[MAX_PLAYERS]
     cdef int8_t shown[MAX_PLAYERS]
     cdef int legal[MAX_ACTIONS]
-    cdef double rewards[MAX_PLAYERS]
     cdef int q, p, n, a, child, npath = 0, i, label, phase
     cdef double prob
     cdef bint expanded, exp3
@@ -684,20 +705,7 @@ cdef int _iterate(SearchC* S) noexcept nogil:
                 label = LABEL_TRADE_SIG - (i * (MAX_TRADING + 1) + w.sel_trade[i] + 1)
                 for q in range(nplayers):
                     cur[q] = _descend(S, cur[q], label)
-    if npath > S.max_depth:
-        S.max_depth = npath
-    if _playout(S, &w, rewards) < 0:
-        return -1
-    for i in range(npath):
-        child = S.path[i].node
-        p = S.path[i].player
-        S.nodes[child].visits += 1
-        for q in range(nplayers):
-            S.nodes[child].reward[q] += rewards[q]
-        if S.path[i].prob > 0.0:
-            S.nodes[child].gain += rewards[p] / S.path[i].prob
-    S.iterations += 1
-    return 0
+    return _finish(S, &w, npath)
 
 
 cdef int _iterate_perfect(SearchC* S) noexcept nogil:
@@ -707,7 +715,6 @@ cdef int _iterate_perfect(SearchC* S) noexcept nogil:
     cdef const CoreGame* g = S.g
     cdef CoreStateC w
     cdef int legal[MAX_ACTIONS]
-    cdef double rewards[MAX_PLAYERS]
     cdef int wi = <int>(S.iterations % S.num_worlds)
     cdef int q, p, n, a, child, npath = 0, i, cur
     cdef double prob
@@ -741,17 +748,7 @@ cdef int _iterate_perfect(SearchC* S) noexcept nogil:
         if expanded:
             break
         cur = child
-    if npath > S.max_depth:
-        S.max_depth = npath
-    if _playout(S, &w, rewards) < 0:
-        return -1
-    for i in range(npath):
-        child = S.path[i].node
-        S.nodes[child].visits += 1
-        for q in range(g.num_players):
-            S.nodes[child].reward[q] += rewards[q]
-    S.iterations += 1
-    return 0
+    return _finish(S, &w, npath)
 
 
 cdef void _run(SearchC* S) noexcept nogil:

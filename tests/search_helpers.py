@@ -103,3 +103,55 @@ def backend(request):
     old = set_backend(request.param)
     yield search_backend()
     set_backend(old)
+
+
+def hidden_position(players: int = 4):
+    """A decision of the seat to act while an opponent holds unrevealed selected cards and Trading Card."""
+    return find_position(lambda s: s.phase in (Phase.REVEAL, Phase.MOVE, Phase.ATTACK, Phase.SELECT)
+                         and len(s.legal_actions()) > 1 and hidden_of_others(s, s.current_player()),
+                         players=players)
+
+
+def advice_key(advice):
+    """Everything of an Advice that a seed and an iteration budget fix (timings left out)."""
+    return ([(a.action, a.visits, round(a.mean, 12)) for a in advice.alternatives], advice.best, advice.pv,
+            advice.beliefs, {k: v for k, v in advice.stats.items() if k not in ("elapsed", "search_seconds",
+                                                                                "iterations_per_s")})
+
+
+def cancel_after(search_fn, cancel, delay: float = 0.15, **kwargs):
+    """Run ``search_fn(cancel=cancel, **kwargs)`` in a thread, set ``cancel`` after ``delay`` seconds; returns
+    (advice, seconds from the cancel to the search's return). Fails if the search is still running 5 s later."""
+    import threading
+    import time
+
+    box = {}
+
+    def run():
+        box["advice"] = search_fn(cancel=cancel, **kwargs)
+        box["done"] = time.monotonic()
+
+    th = threading.Thread(target=run)
+    th.start()
+    time.sleep(delay)
+    t0 = time.monotonic()
+    cancel.set()
+    th.join(5.0)
+    assert not th.is_alive(), "the search did not stop within 5 s of the cancel"
+    return box["advice"], box["done"] - t0
+
+
+def score_against_random(make_bot, games: int) -> float:
+    """Seat-rotated 2-player games of ``make_bot(game_index)`` against a random bot (game seed = index):
+    the bot's total R19 return."""
+    from engine import play_game
+    from feudo_ai.bots import RandomBot
+
+    score = 0.0
+    for g in range(games):
+        seat = g % 2
+        bots = [RandomBot(100 + g), RandomBot(200 + g)]
+        bots[seat] = make_bot(g)
+        _, final = play_game(bots, new_game(players=2, seed=g), seed=g)
+        score += final.returns()[seat]
+    return score

@@ -8,41 +8,18 @@ Fails (does not skip) when the extension is not built: ``python setup.py build_e
 
 from __future__ import annotations
 
-import threading
-import time
-
 import pytest
 
 from engine import Phase, new_game, play_game
 from engine.core import CoreState
 from feudo_ai.bots import RandomBot, make_bot
 
-from search_helpers import find_position, hidden_of_others, positions
+# A missing extension is a collection error (the tests fail, never skip): python setup.py build_ext --inplace
+from feudo_ai import _search
+from feudo_ai.fast_search import PIMCBot, search
 
-try:
-    from feudo_ai import _search
-    from feudo_ai.fast_search import PIMCBot, search
-except ImportError as e:  # the extension is not built
-    _search = None
-    _ERROR = e
-
-
-@pytest.fixture(autouse=True)
-def _built():
-    if _search is None:
-        pytest.fail(f"feudo_ai._search is not built ({_ERROR}): run `python setup.py build_ext --inplace`")
-
-
-def _key(advice):
-    return ([(a.action, a.visits, round(a.mean, 12)) for a in advice.alternatives], advice.best, advice.pv,
-            advice.beliefs, {k: v for k, v in advice.stats.items() if k not in ("elapsed", "search_seconds",
-                                                                                "iterations_per_s")})
-
-
-def _hidden_position(players: int = 4):
-    return find_position(lambda s: s.phase in (Phase.REVEAL, Phase.MOVE, Phase.SELECT)
-                         and len(s.legal_actions()) > 1 and hidden_of_others(s, s.current_player()),
-                         players=players)
+from search_helpers import (advice_key, cancel_after, find_position, hidden_of_others, hidden_position, positions,
+                            score_against_random)
 
 
 def test_pimc_returns_legal_actions_on_many_positions() -> None:
@@ -61,7 +38,7 @@ def test_pimc_returns_legal_actions_on_many_positions() -> None:
 def test_budget_is_split_evenly_over_the_worlds() -> None:
     """Iteration i searches world i mod worlds, so each world's tree gets its share of the budget; the
     advice's visits are the sum of the worlds' root visits (the votes)."""
-    state = _hidden_position()
+    state = hidden_position()
     seat = state.current_player()
     w = _search.SearchWorker(CoreState.from_reference(state), seat, 3, 1003, 0.0, 100_000, "truncated", 0, 0.2,
                              0.15, 1.0, None, "uniform", True, 5)
@@ -82,7 +59,7 @@ def test_budget_is_split_evenly_over_the_worlds() -> None:
 def test_worlds_differ_and_are_consistent_with_the_observation() -> None:
     """The worlds are drawn by the search's determinization: beliefs come from exactly `worlds` worlds
     per worker, and with several worlds the opponents' hidden cards are not all the same."""
-    state = _hidden_position()
+    state = hidden_position()
     seat = state.current_player()
     advice = search(state, iterations=400, algorithm="pimc", worlds=16, seed=2, threads=2)
     assert advice.stats["worlds_sampled"] == 32
@@ -98,14 +75,14 @@ def test_worlds_differ_and_are_consistent_with_the_observation() -> None:
 
 
 def test_pimc_is_deterministic_and_merges_threads() -> None:
-    state = _hidden_position()
+    state = hidden_position()
     for kw in ({}, {"threads": 2}, {"worlds": 3, "sampler": "weighted"}):
         a = search(state, iterations=1200, algorithm="pimc", seed=4, **kw)
         b = search(state, iterations=1200, algorithm="pimc", seed=4, **kw)
-        assert _key(a) == _key(b)
+        assert advice_key(a) == advice_key(b)
     two = search(state, iterations=1201, algorithm="pimc", threads=2, seed=4)
     assert two.stats["worker_iterations"] == [601, 600] and sum(a.visits for a in two.alternatives) == 1201
-    assert _key(search(state, iterations=1200, algorithm="pimc", seed=5)) != _key(
+    assert advice_key(search(state, iterations=1200, algorithm="pimc", seed=5)) != advice_key(
         search(state, iterations=1200, algorithm="pimc", seed=4))
 
 
@@ -120,25 +97,14 @@ def test_pimc_differs_from_ismcts() -> None:
 
 
 def test_pimc_node_cap_and_cancel() -> None:
-    state = _hidden_position()
+    state = hidden_position()
     capped = search(state, iterations=3000, algorithm="pimc", worlds=4, max_nodes=200, seed=1)
     assert capped.stats["nodes"] <= 200 and capped.stats["iterations"] == 3000 and capped.stats["pool_full"]
     assert capped.best in state.legal_actions()
-    flag = _search.CancelFlag()
-    box = {}
-
-    def run():
-        box["advice"] = search(state, seconds=30.0, algorithm="pimc", playout="random", seed=1, cancel=flag)
-        box["done"] = time.monotonic()
-
-    th = threading.Thread(target=run)
-    th.start()
-    time.sleep(0.15)
-    t0 = time.monotonic()
-    flag.set()
-    th.join(5.0)
-    assert not th.is_alive() and box["done"] - t0 < 0.5
-    assert box["advice"].stats["stopped_by"] == "cancelled" and box["advice"].stats["iterations"] > 0
+    advice, latency = cancel_after(search, _search.CancelFlag(), state=state, seconds=30.0, algorithm="pimc",
+                                   playout="random", seed=1)
+    assert latency < 0.5
+    assert advice.stats["stopped_by"] == "cancelled" and advice.stats["iterations"] > 0
 
 
 def test_pimc_bot_plays_whole_games_and_beats_random() -> None:
@@ -147,11 +113,5 @@ def test_pimc_bot_plays_whole_games_and_beats_random() -> None:
     bots = [make_bot("pimc:iterations=60:worlds=3", 1), RandomBot(2), make_bot("pimc:iterations=60", 3)]
     _, final = play_game(bots, new_game(players=3, seed=3), seed=3)
     assert final.is_terminal() and abs(sum(final.returns()) - 1.0) < 1e-9
-    score = 0.0
-    for g in range(8):
-        seat = g % 2
-        bots = [RandomBot(100 + g), RandomBot(200 + g)]
-        bots[seat] = PIMCBot(seed=g, iterations=300)
-        _, final = play_game(bots, new_game(players=2, seed=g), seed=g)
-        score += final.returns()[seat]
+    score = score_against_random(lambda g: PIMCBot(seed=g, iterations=300), games=8)
     assert score >= 6.0, score
