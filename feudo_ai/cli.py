@@ -15,6 +15,7 @@ from typing import Sequence
 
 from engine import (DataFileError, FeudoError, GameRecord, Phase, State, load_map, load_ruleset, new_fast_game,
                     play_game)
+from engine.actions import PLAYER_NAMES
 from engine.core import BACKENDS
 
 from .bots import BOTS, make_bot
@@ -70,6 +71,8 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
             state = new_fast_game(ruleset, args.players, seed=seed, game_map=game_map, backend=args.backend)
             bots = _bots(args.bots, args.players, seed)
             printer = _TurnPrinter() if verbose else None
+            if verbose:
+                print("Players: " + ", ".join(f"{PLAYER_NAMES[p]} = {b.name}" for p, b in enumerate(bots)))
             record, final = play_game(bots, state, seed=seed, on_action=printer)
             record.bots = [b.name for b in bots]
             if printer:
