@@ -17,7 +17,9 @@ Per iteration (:c:func:`_iterate`):
    has a cursor. A public action or chance outcome is the same edge label in every tree; a SELECT-phase pick
    is the action in the picker's own tree and ``LABEL_HIDDEN`` in the others; a Trading Card turned over
    without an action (R9) adds a public signature edge. Only the player to act chooses, in its own tree:
-   UCB1 with availability counts at sequential nodes, EXP3 at secret selection nodes. A node with an untried
+   UCB1 with availability counts at sequential nodes, EXP3 at secret selection nodes where another
+   player still selects after the chooser (a simultaneous move inside the trees); the last to select faces
+   selections already made (hidden, but fixed in the world), a one-player choice, so UCB1 there too. A node with an untried
    legal action expands one (the iteration then leaves the tree); forced actions and chance outcomes only
    descend (the other trees' nodes of the expanded edge are created when a later walk goes on from it).
    When the pool is full no node is created any more (a tree whose edge is missing leaves the walk)
@@ -619,6 +621,17 @@ cdef int _select(SearchC* S, int node, int p, bint exp3, const int* legal, int n
 # One iteration
 # =====================================================================================================
 
+cdef inline bint _selects_later(const CoreStateC* w, const CoreGame* g, int p) noexcept nogil:
+    """Whether another player will still select after p this turn (R6). Only then is p's selection a
+    simultaneous move inside the trees (EXP3); the last to select faces choices already made, hidden but
+    fixed in each world, which is a one-player bandit (UCB)."""
+    cdef int q
+    for q in range(g.num_players):
+        if q != p and w.active[q] and not w.sel_done[q]:
+            return True
+    return False
+
+
 cdef int _finish(SearchC* S, CoreStateC* w, int npath) noexcept nogil:
     """The end of an iteration whose tree walk left ``w`` and recorded ``npath`` choices: the playout, then
     backpropagation (each choice scored with its chooser's component; EXP3 gains for choices with a
@@ -674,7 +687,7 @@ cdef int _iterate(SearchC* S) noexcept nogil:
             if n <= 0:
                 break
             phase = w.phase
-            exp3 = phase == PH_SELECT
+            exp3 = phase == PH_SELECT and _selects_later(&w, g, p)
             expanded = False
             if n == 1:
                 a = legal[0]
@@ -917,6 +930,12 @@ cdef class SearchWorker:
         """PIMC: the root node of each sampled world's tree ([] for MO-ISMCTS)."""
         cdef int i
         return [self.S.world_roots[i] for i in range(self.S.num_worlds)] if self.S.perfect else []
+
+    def node_exp3(self, int node):
+        """Whether the node's chooser picks by EXP3 (a simultaneous secret selection) rather than UCB1."""
+        if not 0 <= node < self.S.used:
+            raise ValueError(f"node: expected an index in [0, {self.S.used}), got {node}")
+        return bool(self.S.nodes[node].exp3)
 
     def node_actor(self, int node):
         if not 0 <= node < self.S.used:

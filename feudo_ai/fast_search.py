@@ -6,7 +6,8 @@ over threads.
     advice.best, advice.alternatives[:3], advice.stats["iterations_per_s"]
 
 ``algorithm="ismcts"`` (the default, bot "ismcts") is the algorithm of :mod:`feudo_ai.ismcts` (one tree per
-player, EXP3 at the secret selection, UCB1 with availability counts elsewhere, the same evaluation), with the
+player, EXP3 at a secret selection while another player still selects after the chooser, UCB1 with
+availability counts elsewhere, including the last selector's picks; the same evaluation), with the
 trees in a C node pool and the loop running with the GIL released, so ``threads=N`` workers (own trees, own
 RNG seeded from ``seed`` and the worker index) run at once; their root statistics are summed.
 ``algorithm="pimc"`` (bot "pimc") samples ``worlds`` worlds per worker and runs plain UCT on each as a

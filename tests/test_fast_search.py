@@ -212,6 +212,26 @@ def test_node_cap_respected_and_iterations_continue() -> None:
     assert two.stats["nodes"] <= 600 and two.stats["iterations"] == 3000
 
 
+def test_exp3_only_where_another_player_selects_later() -> None:
+    """R6: the first selectors' picks are a simultaneous move inside the trees (EXP3); the last selector
+    faces selections already made, a one-player choice (UCB1)."""
+    seen = set()
+    for seed in range(1, 40):
+        for state in positions(3, seeds=(seed,)):
+            if state.phase != Phase.SELECT or state.is_chance_node() or len(state.legal_actions()) < 2:
+                continue
+            seat = state.current_player()
+            later = any(q != seat and state.active[q] and not state.sel_done[q] for q in range(state.num_players))
+            w = _search.SearchWorker(CoreState.from_reference(state), seat, 1, 50, 0.0, 10_000, "truncated", 0,
+                                     0.2, 0.15, 1.0, None)
+            w.run()
+            assert w.node_exp3(w.root_index(seat)) == later
+            seen.add(later)
+        if seen == {True, False}:
+            break
+    assert seen == {True, False}
+
+
 def test_default_pool_is_sized_to_the_budget() -> None:
     """Without max_nodes the pool holds 8 nodes per iteration: the trees never stop growing within an
     iteration budget (the trees grow by about 4 nodes an iteration)."""
