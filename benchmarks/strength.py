@@ -1,7 +1,7 @@
 """Strength benchmark: seat-rotated matches between bots, win rates with Wilson 95% intervals.
 
     python benchmarks/strength.py --quick --json      # about 4 minutes on 2 cores
-    python benchmarks/strength.py --json              # the full set: about 40 minutes on 2 cores
+    python benchmarks/strength.py --json              # the full set: about 48 minutes on 2 cores
     python benchmarks/strength.py --suite playouts --json   # evaluation options head to head (~20 minutes)
 
 A pairing "A vs B" with P players puts A in one seat and B in all the others; the seat of A rotates game by
