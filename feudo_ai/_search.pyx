@@ -218,13 +218,14 @@ cdef void _position_scores(const CoreStateC* s, const CoreGame* g, double* score
     cdef int force_at[MAX_PLAYERS][MAX_TERRITORIES]
     cdef int enemy[MAX_PLAYERS]
     cdef uint64_t danger[2]
-    cdef bint desp, taker_adjacent
+    cdef bint taker_adjacent
+    cdef bint desp[MAX_PLAYERS]        # R17, once per player: the Baron's numbers below depend on it
     cdef int central = g.central_hill
     cdef int milady = g.milady
     for p in range(n):
-        desp = core_desperate(s, g, p)
+        desp[p] = core_desperate(s, g, p)
         for t in range(k):
-            if t == g.baron and desp:
+            if t == g.baron and desp[p]:
                 num_of[p][t] = g.desperate_black if s.stricken[p][t] else g.desperate_red
             else:
                 num_of[p][t] = g.token_black[t] if s.stricken[p][t] else g.token_red[t]
@@ -258,7 +259,7 @@ cdef void _position_scores(const CoreStateC* s, const CoreGame* g, double* score
             num = num_of[p][t]
             if x == LOC_CASTLE:
                 if not s.entered[p][t] and not s.king:
-                    if t == g.baron and core_desperate(s, g, p):
+                    if t == g.baron and desp[p]:
                         score[p] -= 0.15 * g.desperate_red
                     else:
                         score[p] -= 0.15 * g.token_red[t]
