@@ -711,7 +711,9 @@ cdef int _iterate(SearchC* S) noexcept nogil:
                 if q == p:
                     cur[q] = child
                 else:
-                    label = LABEL_HIDDEN if exp3 else a  # another player's secret pick is seen as "?"
+                    # another player's secret pick is seen as "?", whether it was chosen by EXP3 or, the
+                    # last selector's, by UCB1 (R6, R22: the pick is hidden either way)
+                    label = LABEL_HIDDEN if phase == PH_SELECT else a
                     cur[q] = _descend(S, cur[q], label)
         # Trading Cards turned over without an action of their own (R9): public signature edges
         for i in range(nplayers):

@@ -31,11 +31,13 @@ only some of the worlds that share an information set. Rewards are per-player ve
 with its acting player's component.
 
 Simultaneous secret selection. The Strategy phase is a simultaneous move (R6) serialized by the engine. Inside
-the tree no one sees another's picks (they are "?" in every other tree), and at selection nodes we use
-**EXP3** (decoupled: each player runs its own bandit in its own tree) instead of UCB, since a deterministic
-UCB choice in a simultaneous move is exploitable and need not converge to an equilibrium, whereas the
-empirical frequencies of regret minimizers do (cf. Lanctot et al. on simultaneous-move MCTS). The final
-choice at a selection root is the most visited action (EXP3's average strategy's mode).
+the tree no one sees another's picks (they are "?" in every other tree), and at selection nodes where another
+player still selects after the chooser we use **EXP3** (decoupled: each player runs its own bandit in its own
+tree) instead of UCB, since a deterministic UCB choice in a simultaneous move is exploitable and need not
+converge to an equilibrium, whereas the empirical frequencies of regret minimizers do (cf. Lanctot et al. on
+simultaneous-move MCTS). The last to select faces selections already made (fixed in each world, hidden in
+its tree), a one-player choice: UCB1 there, its picks still "?" to everyone else. The final choice at a
+selection root is the most visited action (EXP3's average strategy's mode).
 
 Playouts. ``playout="random"``: uniformly random actions to the end of the game, reward = R19 returns.
 ``playout="truncated"``: random actions until ``playout_turns`` turns after the root's turn have ended (0: the
@@ -168,6 +170,11 @@ class Node:
         self.n = 0
 
 
+def _selects_later(state, p: int) -> bool:
+    """Whether another active player will still select after p this turn (R6; seat order is public)."""
+    return any(q != p and state.active[q] and not state.sel_done[q] for q in range(state.num_players))
+
+
 def _key(k: int, obs: int) -> int:
     """Extend an information-set key by one observation (ints only: hashing is the same in every process)."""
     return hash((k, obs))
@@ -275,7 +282,9 @@ class _Searcher:
                 if node is None:
                     if created or self.nodes >= self.cfg.max_nodes:
                         break  # leave the tree: playout from here
-                    node = Node(p, exp3=hidden)  # EXP3 at secret selection nodes, UCB elsewhere
+                    # EXP3 where another player still selects after p (a simultaneous move inside the
+                    # trees); the last selector faces selections already made: UCB1, its picks still "?"
+                    node = Node(p, exp3=hidden and _selects_later(state, p))
                     tree[(p, keys[p])] = node
                     self.nodes += 1
                     created = True

@@ -232,6 +232,38 @@ def test_exp3_only_where_another_player_selects_later() -> None:
     assert seen == {True, False}
 
 
+def _labels_at_depth(worker, node: int, depth: int) -> list[int]:
+    """The edge labels of every node ``depth`` edges below ``node`` in a worker's tree."""
+    layer = [node]
+    for _ in range(depth - 1):
+        layer = [ch for n in layer for _, _, _, ch in worker.children(n)]
+    return [a for n in layer for a, _, _, _ in worker.children(n)]
+
+
+def test_last_selectors_picks_are_hidden_in_the_other_trees() -> None:
+    """R6, R22: the last selector chooses by UCB1, but its picks stay secret: in the first selector's tree
+    every edge of the second selector's picks is "?" (LABEL_HIDDEN = -1), and the other way round."""
+    state = find_position(lambda s: s.phase == Phase.SELECT and not any(s.sel_army[s.current_player()])
+                          and s.sel_trade[s.current_player()] < 0
+                          and not any(s.sel_done[q] for q in range(s.num_players)), players=2)
+    first = state.current_player()
+    second = 1 - first
+    picks = [min(3, sum(state.army_held[q])) + 1 for q in range(2)]  # Army Cards, then the Trading Card
+    w = _search.SearchWorker(CoreState.from_reference(state), first, 3, 3000, 0.0, 100_000, "truncated", 0,
+                             0.2, 0.15, 1.0, None)
+    w.run()
+    hidden = -1  # LABEL_HIDDEN of feudo_ai/_search.pxd
+    for depth in range(1, picks[first] + 1):  # the first selector's own picks, in its own tree
+        assert hidden not in _labels_at_depth(w, w.root_index(first), depth)
+    for depth in range(picks[first] + 1, picks[first] + picks[second] + 1):
+        mine = _labels_at_depth(w, w.root_index(first), depth)
+        theirs = _labels_at_depth(w, w.root_index(second), depth)
+        assert mine and set(mine) == {hidden}, f"depth {depth}: the second selector's picks seen as {set(mine)}"
+        assert theirs and hidden not in theirs  # its own tree: its own picks
+    for depth in range(1, picks[first] + 1):  # the first selector's picks in the second's tree
+        assert set(_labels_at_depth(w, w.root_index(second), depth)) <= {hidden}
+
+
 def test_default_pool_is_sized_to_the_budget() -> None:
     """Without max_nodes the pool holds 8 nodes per iteration: the trees never stop growing within an
     iteration budget (the trees grow by about 4 nodes an iteration)."""

@@ -204,6 +204,22 @@ def test_secret_selection_is_hidden_inside_the_tree(first_select) -> None:
     assert reached == 1 and node.n >= 0.5 * s.iterations - 50
 
 
+def test_last_selector_uses_ucb_behind_hidden_picks() -> None:
+    """R6: in 2 players the second selector faces a selection already made: its node is UCB1, and it is
+    reached by four "?" edges (the first selector's picks are hidden from it)."""
+    state = find_position(lambda s: s.phase == Phase.SELECT and s.turn == 1 and sum(s.sel_done) == 0
+                          and sum(s.sel_army[s.current_player()]) == 0, players=2)
+    seat = state.current_player()
+    nxt = 1 - seat
+    s = I._run_ismcts(state.game, state.observation(seat), SearchConfig(iterations=400, seed=5), None)
+    k = I._private_key(nxt, [False] * state.game.num_tokens, -1)
+    for _ in range(4):
+        k = I._key(k, I.HIDDEN)
+    node = s.tree.get((nxt, k))
+    assert node is not None and not node.exp3 and node.n > 0
+    assert s.tree[(seat, s._root_key())].exp3  # the first selector: EXP3
+
+
 def test_exp3_at_selection_and_ucb_elsewhere(reveal_state, first_select) -> None:
     obs = reveal_state.observation(reveal_state.current_player())
     s = I._run_ismcts(reveal_state.game, obs, SearchConfig(iterations=100, seed=5), None)
