@@ -29,8 +29,8 @@ Python search's default, chosen there because Python playouts are slow) cannot t
 early in a turn (nothing has happened yet when the leaf is evaluated), while a random rest of the turn
 resolves the reveals, moves and attacks they lead to; in C that costs a few microseconds. ``"random"`` plays
 to the end of the game (R19 returns; ~8x slower per iteration). The strength figures are in
-``benchmarks/strength.py``'s output (2,000 iterations, 2 players: 0.985 against random, 0.82 against greedy,
-0.56 against "pimc").
+``benchmarks/strength.py``'s output (2,000 iterations; 2 players: 0.983 against random, 0.84 against greedy,
+0.59 against "pimc"; 4 players: 0.83 against three greedy bots, 0.34 against three "pimc").
 
 Speed (``benchmarks/fast_search_speed.py``, 4 players, turn 1, 2-core machine): 103,000-138,000 iterations/s
 on one thread with the default, 1.94-2.08x that on two threads, about 12,500/s with "random"; PIMC
