@@ -19,7 +19,8 @@ Per iteration (:c:func:`_iterate`):
    without an action (R9) adds a public signature edge. Only the player to act chooses, in its own tree:
    UCB1 with availability counts at sequential nodes, EXP3 at secret selection nodes where another
    player still selects after the chooser (a simultaneous move inside the trees); the last to select faces
-   selections already made (hidden, but fixed in the world), a one-player choice, so UCB1 there too. A node with an untried
+   selections already made (hidden, but fixed in the world), a one-player choice, so UCB1 there too, its
+   picks still ``LABEL_HIDDEN`` in the other trees. A node with an untried
    legal action expands one (the iteration then leaves the tree); forced actions and chance outcomes only
    descend (the other trees' nodes of the expanded edge are created when a later walk goes on from it).
    When the pool is full no node is created any more (a tree whose edge is missing leaves the walk)
@@ -917,8 +918,7 @@ cdef class SearchWorker:
         """[(action, visits, reward sum of the node's chooser, child index)] of a node, in pool order."""
         cdef SearchC* S = self.S
         cdef int c
-        if not 0 <= node < S.used:
-            raise ValueError(f"node: expected an index in [0, {S.used}), got {node}")
+        self._check_node(node)
         out = []
         c = S.nodes[node].child
         p = S.nodes[node].actor
@@ -934,15 +934,17 @@ cdef class SearchWorker:
         cdef int i
         return [self.S.world_roots[i] for i in range(self.S.num_worlds)] if self.S.perfect else []
 
-    def node_exp3(self, int node):
-        """Whether the node's chooser picks by EXP3 (a simultaneous secret selection) rather than UCB1."""
+    def _check_node(self, int node):
         if not 0 <= node < self.S.used:
             raise ValueError(f"node: expected an index in [0, {self.S.used}), got {node}")
+
+    def node_exp3(self, int node):
+        """Whether the node's chooser picks by EXP3 (a simultaneous secret selection) rather than UCB1."""
+        self._check_node(node)
         return bool(self.S.nodes[node].exp3)
 
     def node_actor(self, int node):
-        if not 0 <= node < self.S.used:
-            raise ValueError(f"node: expected an index in [0, {self.S.used}), got {node}")
+        self._check_node(node)
         return self.S.nodes[node].actor
 
     def root_stats(self):

@@ -21,6 +21,7 @@ from feudo_ai.evaluate import position_score
 # A missing extension is a collection error (the tests fail, never skip): python setup.py build_ext --inplace
 from feudo_ai import _search
 from feudo_ai.fast_search import ISMCTSBot, search
+from feudo_ai.ismcts import _selects_later as selects_later
 
 from search_helpers import (advice_key, cancel_after, find_position, hidden_of_others, hidden_position, positions,
                             score_against_random, with_other_selections)
@@ -221,7 +222,7 @@ def test_exp3_only_where_another_player_selects_later() -> None:
             if state.phase != Phase.SELECT or state.is_chance_node() or len(state.legal_actions()) < 2:
                 continue
             seat = state.current_player()
-            later = any(q != seat and state.active[q] and not state.sel_done[q] for q in range(state.num_players))
+            later = selects_later(state, seat)
             w = _search.SearchWorker(CoreState.from_reference(state), seat, 1, 50, 0.0, 10_000, "truncated", 0,
                                      0.2, 0.15, 1.0, None)
             w.run()
@@ -253,15 +254,14 @@ def test_last_selectors_picks_are_hidden_in_the_other_trees() -> None:
                              0.2, 0.15, 1.0, None)
     w.run()
     hidden = -1  # LABEL_HIDDEN of feudo_ai/_search.pxd
-    for depth in range(1, picks[first] + 1):  # the first selector's own picks, in its own tree
+    for depth in range(1, picks[first] + 1):  # the first selector's picks: its own in its tree, "?" in the other
         assert hidden not in _labels_at_depth(w, w.root_index(first), depth)
-    for depth in range(picks[first] + 1, picks[first] + picks[second] + 1):
+        assert set(_labels_at_depth(w, w.root_index(second), depth)) <= {hidden}
+    for depth in range(picks[first] + 1, picks[first] + picks[second] + 1):  # the second selector's picks
         mine = _labels_at_depth(w, w.root_index(first), depth)
         theirs = _labels_at_depth(w, w.root_index(second), depth)
         assert mine and set(mine) == {hidden}, f"depth {depth}: the second selector's picks seen as {set(mine)}"
         assert theirs and hidden not in theirs  # its own tree: its own picks
-    for depth in range(1, picks[first] + 1):  # the first selector's picks in the second's tree
-        assert set(_labels_at_depth(w, w.root_index(second), depth)) <= {hidden}
 
 
 def test_default_pool_is_sized_to_the_budget() -> None:
