@@ -28,8 +28,8 @@ Per iteration (:c:func:`_iterate`):
 3. **Playout** (``playout``): ``eval`` evaluates the leaf, ``truncated`` plays random actions until
    ``playout_turns`` turns after the root's turn have ended and then evaluates, ``random`` plays to the end
    (R19 returns). Both playouts pick uniformly except for attacks (:c:func:`_playout_action`: only winnable
-   ones, the most valuable first, R11). The evaluation (:c:func:`_evaluate`) is :func:`feudo_ai.evaluate.position_score` in C
-   (public facts only) turned into win-probability-like rewards by a softmax whose temperature shrinks as the
+   ones, the most valuable first, R11). The evaluation (:c:func:`_evaluate`) is
+   :func:`feudo_ai.evaluate.position_score` in C (public facts only) turned into win-probability-like rewards by a softmax whose temperature shrinks as the
    end nears (the formula of :mod:`feudo_ai.ismcts`).
 4. **Backpropagation** along the recorded choices, each scored with its chooser's component.
 
