@@ -1,0 +1,478 @@
+"""The one way to ask for advice: :func:`advise` (``feudo_ai.advise``), its options and its answer.
+
+    import feudo_ai
+    from engine import new_fast_game
+    state = new_fast_game(players=4, seed=7)
+    ...                                                  # play to a decision of seat 2
+    advice = feudo_ai.advise(state, seat=2, options=feudo_ai.SearchOptions(iterations=20000, seed=1))
+    print(advice)                                        # the whole decision, alternatives, beliefs, stats
+
+Every caller (bots, CLI, the Advisor service, the arena, benchmarks) goes through :func:`advise`, so there is
+one options vocabulary (:class:`SearchOptions`, validated in one place) and one answer (:class:`Advice`) whichever
+search runs it: the C MO-ISMCTS / PIMC (``backend="c"``, :mod:`feudo_ai.fast_search`) or the readable Python
+reference (``backend="python"``, :mod:`feudo_ai.ismcts`). The backend is an explicit option, never a global.
+
+Honesty (R22, R25): the search is handed the seat's observation only. A full state is projected to
+``state.observation(seat)`` before anything else looks at it, so two states that differ only in cards hidden from
+the seat give the same advice.
+
+Whole decisions. In the Strategy phase the answer is the seat's complete secret selection (R6: three Army Cards
+and one Trading Card, :attr:`Advice.plan` holds the four picks); elsewhere it is the seat's planned sequence of
+decisions until new information arrives (another player acts, or chance), e.g. a reveal, the token's move, the
+marches of a Trading Card, an attack with its joiners. The selection is simultaneous in the real game but
+sequential in the engine, so a seat whose selection is pending may ask while another seat is "to act": the
+players before it in seat order who have not finished are treated as having selected (their picks are then drawn
+by the determinization like any hidden selection), which changes nothing they could see.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any, Mapping, Union
+
+from engine.errors import StateError
+from engine.serialize import state_from_dict
+from engine.state import CHANCE, TERMINAL, Game, Phase, State
+
+__all__ = [
+    "ALGORITHMS", "BACKENDS", "PLAYOUTS", "SAMPLERS", "DEFAULT_ITERATIONS", "SearchOptions", "Alternative",
+    "PlannedAction", "CardBelief", "SearchStats", "Advice", "ObservedPosition", "advise",
+]
+
+ALGORITHMS = ("ismcts", "pimc")
+BACKENDS = ("c", "python")
+PLAYOUTS = ("truncated", "eval", "random", "mixed")  # "mixed": the Python reference's default only
+SAMPLERS = ("uniform", "weighted")
+DEFAULT_ITERATIONS = 5000
+MAX_ITERATIONS = 100_000_000
+MAX_SECONDS = 3600.0
+MAX_THREADS = 64
+MAX_PLAYOUT_TURNS = 100
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_real(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """How to search. Validated on construction (:raises ValueError: naming the first bad field).
+
+    Limits: ``iterations`` (total over the threads), ``seconds`` of wall time, ``deadline`` (an absolute
+    ``time.monotonic()`` value, e.g. a gRPC deadline); the search stops at the first one reached. With none of
+    them, :data:`DEFAULT_ITERATIONS`. Same ``seed`` and ``iterations`` (no time limit): same advice.
+    """
+
+    iterations: int | None = None  # total iterations over all threads; None: no iteration limit
+    seconds: float | None = None  # wall time of the search
+    deadline: float | None = None  # absolute time.monotonic() by which the search stops
+    threads: int = 1  # root-parallel workers (C: threads with the GIL released; Python: processes)
+    seed: int = 0  # every random choice of the search flows from it
+    algorithm: str = "ismcts"  # "ismcts" (multiple-observer ISMCTS) or "pimc" (determinized UCT baseline)
+    backend: str = "c"  # "c" (feudo_ai.fast_search) or "python" (feudo_ai.ismcts, the readable reference)
+    playout: str = "truncated"  # "truncated", "eval", "random"; "mixed" for the Python backend only
+    playout_turns: int = 0  # truncated playouts: turns played after the root's turn ends
+    sampler: str = "uniform"  # determinization of hidden selections: "uniform" or "weighted" (opponent model)
+    c: float = 0.2  # UCB1 exploration constant
+    exp3_gamma: float = 0.15  # EXP3 exploration at simultaneous secret selections
+    temperature: float = 1.0  # softmax temperature of the evaluation at the start of the game
+    worlds: int = 8  # PIMC: determinizations per worker
+    max_nodes: int | None = None  # node pool per worker; None: sized to the budget
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> "SearchOptions":
+        """Check every field; :raises ValueError: naming the first bad one. Returns ``self``."""
+        it, sec, dl = self.iterations, self.seconds, self.deadline
+        if it is not None and (not _is_int(it) or not 1 <= it <= MAX_ITERATIONS):
+            raise ValueError(f"iterations: expected an integer in [1, {MAX_ITERATIONS}] or None, got {it!r}")
+        if sec is not None and (not _is_real(sec) or not 0 < sec <= MAX_SECONDS):
+            raise ValueError(f"seconds: expected a number in (0, {MAX_SECONDS:g}] or None, got {sec!r}")
+        if dl is not None and not _is_real(dl):
+            raise ValueError(f"deadline: expected a time.monotonic() value or None, got {dl!r}")
+        if not _is_int(self.threads) or not 1 <= self.threads <= MAX_THREADS:
+            raise ValueError(f"threads: expected an integer in [1, {MAX_THREADS}], got {self.threads!r}")
+        if it is not None and it < self.threads:
+            raise ValueError(f"iterations: expected at least one per thread ({self.threads}), got {it}")
+        if not _is_int(self.seed) or not -(2**63) <= self.seed < 2**64:
+            raise ValueError(f"seed: expected a 64-bit integer, got {self.seed!r}")
+        for name, allowed in (("algorithm", ALGORITHMS), ("backend", BACKENDS), ("playout", PLAYOUTS),
+                              ("sampler", SAMPLERS)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name}: expected one of {', '.join(allowed)}, got {getattr(self, name)!r}")
+        if self.playout == "mixed" and self.backend != "python":
+            raise ValueError("playout: 'mixed' is only available with backend='python'")
+        if not _is_int(self.playout_turns) or not 0 <= self.playout_turns <= MAX_PLAYOUT_TURNS:
+            raise ValueError(f"playout_turns: expected an integer in [0, {MAX_PLAYOUT_TURNS}], got "
+                             f"{self.playout_turns!r}")
+        if not _is_real(self.c) or self.c < 0:
+            raise ValueError(f"c: expected a finite non-negative number, got {self.c!r}")
+        if not _is_real(self.exp3_gamma) or not 0 < self.exp3_gamma <= 1:
+            raise ValueError(f"exp3_gamma: expected a number in (0, 1], got {self.exp3_gamma!r}")
+        if not _is_real(self.temperature) or not self.temperature > 0:
+            raise ValueError(f"temperature: expected a finite positive number, got {self.temperature!r}")
+        if not _is_int(self.worlds) or not 1 <= self.worlds <= 4096:
+            raise ValueError(f"worlds: expected an integer in [1, 4096], got {self.worlds!r}")
+        if self.max_nodes is not None and (not _is_int(self.max_nodes) or self.max_nodes < 16):
+            raise ValueError(f"max_nodes: expected an integer >= 16 or None, got {self.max_nodes!r}")
+        return self
+
+    @property
+    def budget(self) -> int | None:
+        """The iteration limit in force: ``iterations``, or :data:`DEFAULT_ITERATIONS` when no limit is given."""
+        if self.iterations is None and self.seconds is None and self.deadline is None:
+            return DEFAULT_ITERATIONS
+        return self.iterations
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "SearchOptions":
+        """Options from a mapping (e.g. a bot spec's parameters); :raises ValueError: on an unknown name."""
+        known = [f.name for f in fields(cls)]
+        bad = sorted(set(d) - set(known))
+        if bad:
+            raise ValueError(f"unknown search option(s) {', '.join(bad)}; known: {', '.join(known)}")
+        return cls(**dict(d))
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def replace(self, **changes: Any) -> "SearchOptions":
+        """A copy with some fields changed (validated again)."""
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """One candidate for the decision now, as the search ranked it."""
+
+    action: int
+    text: str
+    visits: int
+    win_probability: float  # the seat's mean reward through this action (R19 returns or evaluated ones)
+
+    def __str__(self) -> str:
+        return f"{self.text} ({self.visits} visits, {self.win_probability:.1%})"
+
+
+@dataclass(frozen=True)
+class PlannedAction:
+    """One decision of the seat's plan (:attr:`Advice.plan`)."""
+
+    action: int
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class CardBelief:
+    """The searching seat's belief that ``player`` holds ``card`` in its current hidden selection."""
+
+    player: int
+    kind: str  # "army" or "trading"
+    index: int  # the Army Card's token index, or the Trading Card's index in the ruleset
+    card: str  # its name: "Knight 2", "4 shillings"
+    probability: float
+
+    def __str__(self) -> str:
+        return f"P{self.player} {self.card}: {self.probability:.0%}"
+
+
+@dataclass(frozen=True)
+class SearchStats:
+    """What the search did."""
+
+    algorithm: str
+    backend: str
+    iterations: int
+    nodes: int
+    threads: int
+    elapsed: float  # seconds of wall time of the whole call
+    iterations_per_s: float | None
+    stopped_by: str | None  # "iterations", "time", "cancelled" (None: not reached, e.g. a forced decision)
+    limited: bool  # a time limit, deadline or cancel cut the search (not the iteration budget)
+    pool_full: bool  # a worker's node pool filled up (trees stopped growing, the search went on)
+    max_depth: int
+    worlds_sampled: int
+    seed: int
+    searches: int  # searches run for this answer (a selection may need more than one to complete)
+
+
+@dataclass(frozen=True)
+class Advice:
+    """The answer to :func:`advise`: the whole decision and what the search knows about it."""
+
+    seat: int
+    decision: str  # "selection" (the Strategy phase, R6) or "plan" (any other decision)
+    best: int  # the action to play now (== plan[0].action)
+    best_text: str
+    plan: tuple[PlannedAction, ...]  # the selection's picks, or the actions until new information arrives
+    alternatives: tuple[Alternative, ...]  # for the decision now, most visited first
+    beliefs: tuple[CardBelief, ...]  # per opponent and card still hidden from the seat
+    stats: SearchStats
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def belief(self, player: int, card: str) -> float:
+        """P(``player`` selected ``card``), 0.0 for a card not in the beliefs. :raises KeyError: never."""
+        return next((b.probability for b in self.beliefs if b.player == player and b.card == card), 0.0)
+
+    def __str__(self) -> str:
+        head = "selection" if self.decision == "selection" else "plan"
+        lines = [f"seat {self.seat} {head}: " + ", then ".join(p.text for p in self.plan)]
+        for a in self.alternatives[:5]:
+            lines.append(f"  {a}")
+        by_player: dict[int, list[CardBelief]] = {}
+        for b in self.beliefs:
+            by_player.setdefault(b.player, []).append(b)
+        for q, bs in sorted(by_player.items()):
+            lines.append(f"  beliefs P{q}: " + ", ".join(f"{b.card} {b.probability:.0%}" for b in bs))
+        s = self.stats
+        lines.append(f"  {s.iterations} iterations, {s.nodes} nodes, {s.elapsed:.2f} s ({s.algorithm}, {s.backend}"
+                     f"{', cut by ' + s.stopped_by if s.limited and s.stopped_by else ''})")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class ObservedPosition:
+    """A position as one seat sees it: the game and ``state.observation(seat)`` (R22).
+
+    What a front-end that referees its own game, or a player at a real table, can give: it holds no card hidden
+    from ``observation["seat"]``. :meth:`to_state` validates it through the engine's loader.
+    """
+
+    game: Game
+    observation: Mapping[str, Any]
+
+    def __post_init__(self) -> None:
+        obs, n = self.observation, self.game.num_players
+        if not isinstance(obs, Mapping):
+            raise StateError(f"observation: expected an object, got {type(obs).__name__}")
+        seat = obs.get("seat")
+        if not _is_int(seat) or not 0 <= seat < n:
+            raise StateError(f"observation.seat: expected an integer in [0, {n}), got {seat!r}")
+        count = obs.get("selected_count")
+        if (not isinstance(count, list) or len(count) != n
+                or not all(_is_int(c) and 0 <= c <= self.game.num_tokens for c in count)):
+            raise StateError(f"observation.selected_count: expected {n} integers in [0, {self.game.num_tokens}], "
+                             f"got {count!r:.80}")
+
+    @classmethod
+    def from_state(cls, state: Any, seat: int) -> "ObservedPosition":
+        """``seat``'s view of a full state (a :class:`engine.State` or ``CoreState``)."""
+        return cls(state.game, state.observation(seat))
+
+    @property
+    def seat(self) -> int:
+        return int(self.observation["seat"])
+
+    def to_state(self) -> State:
+        """A reference state holding only this seat's knowledge. :raises StateError: if inconsistent."""
+        from .sampler import observation_fields
+
+        return state_from_dict(self.game, observation_fields(dict(self.observation)))
+
+
+Position = Union[State, ObservedPosition, Any]  # Any: engine._core.CoreState
+
+
+# ---------------------------------------------------------------------------------------------------------------
+def _seat_view(position: Position, seat: int | None) -> ObservedPosition:
+    """The seat's observation of ``position`` (opponents' hidden selections removed)."""
+    if isinstance(position, ObservedPosition):
+        if seat is not None and seat != position.seat:
+            raise ValueError(f"seat: the observation is seat {position.seat}'s, got {seat!r}")
+        return position
+    if not hasattr(position, "observation") or not hasattr(position, "current_player"):
+        raise ValueError(f"position: expected an engine State, CoreState or ObservedPosition, got "
+                         f"{type(position).__name__}")
+    if seat is None:
+        seat = position.current_player()
+        if seat < 0:
+            raise ValueError("seat: no player decides here (chance node or game over); name the seat")
+    if not _is_int(seat) or not 0 <= seat < position.num_players:
+        raise ValueError(f"seat: expected an integer in [0, {position.num_players}), got {seat!r}")
+    ref = position.to_reference() if hasattr(position, "to_reference") else position
+    return ObservedPosition.from_state(ref, seat)
+
+
+def _selection_pending(view: State, seat: int) -> bool:
+    return view.phase == Phase.SELECT and view.active[seat] and not view.sel_done[seat]
+
+
+def _seat_to_act(view: State, seat: int) -> State:
+    """``view`` with ``seat`` the player to act. Only the Strategy phase allows asking out of turn: the players
+    before the seat in seat order who have not finished selecting are marked done (their whole selection is then
+    hidden and drawn by the determinization, which they could not see anyway)."""
+    actor = view.current_player()
+    if actor == seat:
+        return view
+    if actor == TERMINAL:
+        raise ValueError("position: the game is over, there is nothing to advise")
+    if _selection_pending(view, seat):
+        d = view.to_dict()
+        for p in range(view.num_players):
+            if p < seat and d["active"][p] and not d["sel_done"][p]:
+                d["sel_done"][p] = True
+                d["sel_army"][p] = [False] * view.game.num_tokens
+                d["sel_trade"][p] = -1
+        d["cursor"] = seat
+        try:
+            return state_from_dict(view.game, d)
+        except StateError as e:  # pragma: no cover - the fields are those of a validated state
+            raise ValueError(f"position: cannot put seat {seat} to select ({e})") from None
+    if actor == CHANCE:
+        raise ValueError(f"seat: no decision of seat {seat} is pending (a chance event comes first)")
+    raise ValueError(f"seat: no decision of seat {seat} is pending (player {actor} is to act)")
+
+
+def _belief_list(game: Game, seat: int, raw: Mapping[int, Mapping[str, list[float]]], view: State,
+                 selected: list[int]) -> tuple[CardBelief, ...]:
+    """Labelled beliefs of the opponents with a hidden selection in the searched root (``view``: the root,
+    ``selected``: the observation's count of cards each player has selected)."""
+    out = []
+    army = game.ruleset.army
+    trading = game.ruleset.trading_cards
+    for q in sorted(raw):
+        if q == seat or not (view.sel_done[q] or selected[q] > 0):
+            continue  # nothing selected yet: nothing hidden to believe about
+        for t, pr in enumerate(raw[q]["army"]):
+            if view.army_held[q][t] and not view.revealed[q][t]:
+                out.append(CardBelief(q, "army", t, army[t].name, float(pr)))
+        seen = set()
+        for c, pr in enumerate(raw[q]["trade"]):
+            # cards of equal value are one choice (the sampler draws distinct values): merge them
+            if view.trade_held[q][c] and not view.trade_revealed[q] and trading[c] not in seen:
+                seen.add(trading[c])
+                same = sum(float(raw[q]["trade"][d]) for d in range(len(trading)) if trading[d] == trading[c])
+                out.append(CardBelief(q, "trading", c, f"{trading[c]} shillings", same))
+    return tuple(out)
+
+
+def _run_backend(view: State, seat: int, opts: SearchOptions, seed: int, iterations: int | None,
+                 seconds: float | None, cancel: threading.Event | None):
+    """One search of ``view`` for ``seat`` (the player to act) with the backend of ``opts``: the backend's raw
+    advice (best, alternatives, pv, beliefs, stats)."""
+    if opts.backend == "c":
+        from . import fast_search
+
+        return fast_search.search(view, seat, iterations=iterations, seconds=seconds, threads=opts.threads,
+                                  seed=seed, max_nodes=opts.max_nodes, playout=opts.playout,
+                                  playout_turns=opts.playout_turns, c=opts.c, exp3_gamma=opts.exp3_gamma,
+                                  temperature=opts.temperature, sampler=opts.sampler, algorithm=opts.algorithm,
+                                  worlds=opts.worlds, cancel=cancel)
+    from . import ismcts
+
+    params = dict(iterations=iterations, time_limit=seconds, c=opts.c, exp3_gamma=opts.exp3_gamma,
+                  playout=opts.playout, playout_turns=opts.playout_turns, vp_temperature=opts.temperature,
+                  sampler=opts.sampler, workers=opts.threads, worlds=opts.worlds, seed=seed & 0x7FFFFFFF)
+    if opts.max_nodes is not None:
+        params["max_nodes"] = opts.max_nodes
+    return ismcts.advise(view, seat, algorithm=opts.algorithm, cancel=cancel, **params)
+
+
+def _limits(opts: SearchOptions, started: float) -> tuple[int | None, float | None]:
+    """(iterations, seconds) for the next search: the time left under ``seconds`` and ``deadline``."""
+    now = time.monotonic()
+    left = [t for t in (None if opts.seconds is None else opts.seconds - (now - started),
+                        None if opts.deadline is None else opts.deadline - now) if t is not None]
+    return opts.budget, (max(min(left), 1e-3) if left else None)
+
+
+def _derive(seed: int, i: int) -> int:
+    return (int(seed) * 1_000_003 + 104_729 * i) & 0xFFFFFFFFFFFFFFFF
+
+
+def advise(position: Position, seat: int | None = None, options: SearchOptions | None = None, *,
+           cancel: threading.Event | None = None) -> Advice:
+    """Advice for ``seat`` (default: the player to act) in ``position``.
+
+    :param position: a full :class:`engine.State` or ``CoreState`` (projected to the seat's observation first), or
+        an :class:`ObservedPosition` (a seat's observation).
+    :param seat: a seat whose decision is pending: the player to act, or in the Strategy phase any seat that has
+        not finished its secret selection.
+    :param options: :class:`SearchOptions` (default: ``SearchOptions()``, 5,000 iterations of the C MO-ISMCTS).
+    :param cancel: a :class:`threading.Event`; setting it stops the search within milliseconds (the answer is then
+        the best found so far, ``stats.stopped_by == "cancelled"``).
+    :raises ValueError: a bad option, seat or a position where the seat has nothing to decide.
+    :raises StateError: an inconsistent position.
+    :raises ImportError: ``backend="c"`` without the compiled extensions.
+    """
+    started = time.monotonic()
+    opts = SearchOptions() if options is None else options
+    if not isinstance(opts, SearchOptions):
+        raise ValueError(f"options: expected SearchOptions, got {type(opts).__name__}")
+    opts.validate()
+    if cancel is not None and not isinstance(cancel, threading.Event):
+        raise ValueError(f"cancel: expected a threading.Event, got {type(cancel).__name__}")
+    observed = _seat_view(position, seat)
+    view, seat = observed.to_state(), observed.seat
+    root = _seat_to_act(view, seat)
+    decision = "selection" if root.phase == Phase.SELECT else "plan"
+
+    # The whole decision: the first search's principal variation; a selection cut short by a small budget is
+    # completed by searching again after the picks found so far (the seat's own picks, known to it).
+    plan: list[tuple[int, str]] = []
+    first = None
+    state = root
+    searches = 0
+    iterations = nodes = 0
+    stopped_by = None
+    pool_full = False
+    max_depth = worlds = 0
+    while True:
+        it, sec = _limits(opts, started)
+        if searches and it is not None:
+            it = max(opts.threads, it // 4)
+        raw = _run_backend(state, seat, opts, _derive(opts.seed, searches), it, sec, cancel)
+        searches += 1
+        st = raw.stats
+        iterations += st["iterations"]
+        nodes += st["nodes"]
+        stopped_by = st.get("stopped_by")
+        pool_full = pool_full or bool(st.get("pool_full", False))
+        max_depth = max(max_depth, st.get("max_depth", 0))
+        worlds += st.get("worlds_sampled", 0)
+        if first is None:
+            first = raw
+        plan.extend((a, t) for a, t in raw.pv)
+        if decision != "selection":
+            break
+        state = state.clone()
+        for a, _ in raw.pv:
+            state.apply_action(a)
+        if state.phase != Phase.SELECT or state.current_player() != seat:
+            break
+        if stopped_by == "cancelled" or (sec is not None and _limits(opts, started)[1] <= 1e-3):
+            break
+    if decision == "selection":
+        # a cancelled or out-of-time search still answers a whole selection: the most visited picks are completed
+        # by the first legal pick (ascending, as the engine asks for them)
+        while state.phase == Phase.SELECT and state.current_player() == seat:
+            a = state.legal_actions()[0]
+            plan.append((a, state.action_to_string(a)))
+            state = state.clone()
+            state.apply_action(a)
+    elapsed = time.monotonic() - started
+    assert first is not None
+    alternatives = tuple(Alternative(a.action, a.text, int(a.visits), float(a.mean)) for a in first.alternatives)
+    stats = SearchStats(
+        algorithm=opts.algorithm, backend=opts.backend, iterations=int(iterations), nodes=int(nodes),
+        threads=opts.threads, elapsed=elapsed, iterations_per_s=iterations / elapsed if elapsed > 0 else None,
+        stopped_by=stopped_by, limited=stopped_by in ("time", "cancelled"), pool_full=pool_full,
+        max_depth=int(max_depth), worlds_sampled=int(worlds), seed=opts.seed, searches=searches)
+    best, best_text = plan[0]
+    return Advice(seat=seat, decision=decision, best=best, best_text=best_text,
+                  plan=tuple(PlannedAction(a, t) for a, t in plan), alternatives=alternatives,
+                  beliefs=_belief_list(view.game, seat, first.beliefs, root,
+                                       list(observed.observation["selected_count"])), stats=stats)

@@ -1,0 +1,199 @@
+"""The one advice API (feudo_ai.advise): options, whole decisions, out-of-turn selection, honesty, determinism."""
+
+from __future__ import annotations
+
+import math
+import threading
+
+import pytest
+
+import feudo_ai
+from engine import Phase, StateError
+from feudo_ai import ObservedPosition, SearchOptions, advise
+from search_helpers import find_position, hidden_of_others
+
+
+def _at_select(seat_to_act: int = 0, players: int = 4):
+    return find_position(lambda s: s.phase == Phase.SELECT and s.current_player() == seat_to_act
+                         and not any(s.sel_army[seat_to_act]), players=players)
+
+
+def _comparable(advice) -> dict:
+    d = advice.to_dict()
+    for k in ("elapsed", "iterations_per_s"):
+        d["stats"].pop(k)
+    return d
+
+
+@pytest.mark.parametrize("field,value", [
+    ("iterations", 0), ("iterations", 1.5), ("seconds", -1), ("seconds", math.nan), ("threads", 0),
+    ("threads", 65), ("algorithm", "alphabeta"), ("backend", "gpu"), ("playout", "nope"), ("sampler", "x"),
+    ("c", math.nan), ("c", -0.1), ("exp3_gamma", 0), ("temperature", math.inf), ("worlds", 0),
+    ("max_nodes", 3), ("playout_turns", 2**40), ("seed", "1"), ("deadline", math.nan)])
+def test_bad_option_is_named(field, value):
+    with pytest.raises(ValueError, match=f"^{field}:"):
+        SearchOptions(**{field: value})
+
+
+def test_mixed_playout_only_for_the_python_backend():
+    SearchOptions(playout="mixed", backend="python")
+    with pytest.raises(ValueError, match="^playout:"):
+        SearchOptions(playout="mixed")
+
+
+def test_unknown_option_names_the_known_ones():
+    with pytest.raises(ValueError, match="unknown search option.*vp_temperature.*known: iterations"):
+        SearchOptions.from_dict({"vp_temperature": 1.0})
+
+
+def _check_selection(state, advice, seat: int) -> None:
+    """R6: three ascending Army Cards then one Trading Card, each legal in turn from the seat's decision."""
+    game = state.game
+    assert advice.decision == "selection"
+    assert [p.action for p in advice.plan][0] == advice.best
+    texts = [p.text for p in advice.plan]
+    assert len(texts) == game.ruleset.army_cards_selected + 1, texts
+    assert all(t.startswith("select ") and "trading card" not in t for t in texts[:-1]), texts
+    assert texts[-1].startswith("select trading card "), texts
+    # replay: the picks are legal one after the other for this seat (the engine's own check)
+    replay = state.clone()
+    for q in range(replay.num_players):  # the players before the seat pick first (their picks are irrelevant)
+        if q == seat:
+            break
+        while replay.phase == Phase.SELECT and replay.current_player() == q:
+            replay.apply_action(replay.legal_actions()[0])
+    for p in advice.plan:
+        assert replay.current_player() == seat
+        assert p.action in replay.legal_actions()
+        assert replay.action_to_string(p.action) == p.text
+        replay.apply_action(p.action)
+    assert replay.sel_done[seat]
+
+
+@pytest.mark.parametrize("backend,iterations", [("c", 2000), ("python", 120)])
+def test_selection_is_complete(backend, iterations):
+    state = _at_select()
+    advice = advise(state, 0, SearchOptions(iterations=iterations, seed=3, backend=backend))
+    _check_selection(state, advice, 0)
+    assert advice.stats.backend == backend and advice.stats.iterations >= iterations
+
+
+def test_tiny_budget_still_gives_a_whole_selection():
+    state = _at_select()
+    advice = advise(state, 0, SearchOptions(iterations=4, seed=3))
+    _check_selection(state, advice, 0)
+
+
+def test_a_later_seat_asks_for_its_selection_while_another_is_to_act():
+    state = _at_select(0)
+    for seat in (1, 3):
+        advice = advise(state, seat, SearchOptions(iterations=1500, seed=5))
+        assert advice.seat == seat
+        _check_selection(state, advice, seat)
+
+
+def test_seat_with_nothing_pending_is_refused():
+    state = _at_select(0)
+    # seat 0 selects: afterwards seat 0 has nothing pending in the Strategy phase
+    while state.current_player() == 0:
+        state.apply_action(state.legal_actions()[0])
+    with pytest.raises(ValueError, match="^seat: no decision of seat 0 is pending"):
+        advise(state, 0, SearchOptions(iterations=10))
+    with pytest.raises(ValueError, match="^seat:"):
+        advise(state, 7, SearchOptions(iterations=10))
+
+
+def test_movement_plan_is_the_seats_own_legal_sequence():
+    state = find_position(lambda s: s.phase == Phase.REVEAL and len(s.legal_actions()) > 1)
+    seat = state.current_player()
+    advice = advise(state, options=SearchOptions(iterations=3000, seed=2))
+    assert advice.decision == "plan" and advice.best == advice.plan[0].action
+    replay = state.clone()
+    for p in advice.plan:
+        assert replay.current_player() == seat and p.action in replay.legal_actions()
+        replay.apply_action(p.action)
+    assert [a.action for a in advice.alternatives][0] == advice.best
+    assert set(a.action for a in advice.alternatives) <= set(state.legal_actions())
+    assert all(0.0 <= a.win_probability <= 1.0 for a in advice.alternatives)
+
+
+def test_same_seed_and_iterations_same_advice():
+    state = find_position(lambda s: s.phase == Phase.REVEAL and hidden_of_others(s, s.current_player()))
+    opts = SearchOptions(iterations=1500, seed=11)
+    assert _comparable(advise(state, options=opts)) == _comparable(advise(state, options=opts))
+
+
+@pytest.mark.parametrize("backend,iterations", [("c", 1500), ("python", 100)])
+def test_hidden_cards_of_others_do_not_change_the_advice(backend, iterations):
+    """R22: two full states that differ only in an opponent's unrevealed selection give identical advice."""
+    state = find_position(lambda s: s.phase == Phase.REVEAL and hidden_of_others(s, s.current_player()))
+    seat = state.current_player()
+    other = state.clone()
+    q = next(q for q in range(state.num_players) if q != seat and state.sel_done[q]
+             and any(state.sel_army[q][t] and not state.revealed[q][t] for t in range(state.game.num_tokens)))
+    chosen = [t for t in range(state.game.num_tokens) if other.sel_army[q][t] and not other.revealed[q][t]]
+    spare = [t for t in range(state.game.num_tokens) if other.army_held[q][t] and not other.sel_army[q][t]]
+    assert spare, "the position needs an unselected held card to swap in"
+    other.sel_army[q][chosen[0]] = False
+    other.sel_army[q][spare[0]] = True
+    assert other.canonical() != state.canonical()
+    opts = SearchOptions(iterations=iterations, seed=4, backend=backend)
+    assert _comparable(advise(state, seat, opts)) == _comparable(advise(other, seat, opts))
+
+
+def test_observed_position_gives_the_same_advice_as_the_full_state():
+    state = find_position(lambda s: s.phase == Phase.REVEAL and hidden_of_others(s, s.current_player()))
+    seat = state.current_player()
+    opts = SearchOptions(iterations=1000, seed=9)
+    assert _comparable(advise(ObservedPosition.from_state(state, seat), options=opts)) == \
+        _comparable(advise(state, seat, opts))
+
+
+def test_observed_position_is_validated():
+    state = _at_select()
+    obs = dict(state.observation(1))
+    obs["selected_count"] = [0, 0]
+    with pytest.raises(StateError, match="^observation.selected_count"):
+        ObservedPosition(state.game, obs)
+    obs = dict(state.observation(1))
+    obs["loc"] = "nowhere"
+    with pytest.raises(StateError, match="loc"):
+        advise(ObservedPosition(state.game, obs), options=SearchOptions(iterations=10))
+
+
+def test_beliefs_are_labelled_probabilities_of_opponents_hidden_cards():
+    state = find_position(lambda s: s.phase == Phase.REVEAL and hidden_of_others(s, s.current_player()))
+    seat = state.current_player()
+    advice = advise(state, options=SearchOptions(iterations=1000, seed=1))
+    assert advice.beliefs
+    names = {t.name for t in state.game.ruleset.army}
+    for b in advice.beliefs:
+        assert b.player != seat and 0.0 <= b.probability <= 1.0
+        if b.kind == "army":
+            assert b.card in names and not state.revealed[b.player][b.index]
+        else:
+            assert b.card.endswith("shillings")
+    # per opponent the Army Card beliefs sum to the number of its hidden selected cards (an independent count)
+    for q in {b.player for b in advice.beliefs}:
+        hidden = sum(state.sel_army[q][t] and not state.revealed[q][t] for t in range(state.game.num_tokens))
+        total = sum(b.probability for b in advice.beliefs if b.player == q and b.kind == "army")
+        assert total == pytest.approx(hidden, abs=1e-6)
+
+
+def test_cancel_stops_and_still_answers_a_whole_selection():
+    state = _at_select()
+    cancel = threading.Event()
+    cancel.set()
+    advice = advise(state, 0, SearchOptions(seconds=30, seed=1), cancel=cancel)
+    assert advice.stats.stopped_by == "cancelled" and advice.stats.limited
+    _check_selection(state, advice, 0)
+
+
+def test_text_form_names_the_decision():
+    state = _at_select()
+    text = str(advise(state, 0, SearchOptions(iterations=500, seed=1)))
+    assert text.startswith("seat 0 selection: select ") and "iterations" in text
+
+
+def test_public_api_is_exported():
+    assert set(feudo_ai.__all__) >= {"advise", "SearchOptions", "Advice", "ObservedPosition"}
