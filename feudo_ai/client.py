@@ -15,6 +15,7 @@ the server's message (which names the bad field). Several replicas: ``AdvisorCli
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, Iterator
 
 import grpc
@@ -118,7 +119,9 @@ class AdvisorClient:
             return timeout
         if self.timeout is not None:
             return self.timeout
-        return None if seconds is None else seconds + 5.0
+        if seconds is None or not math.isfinite(seconds) or seconds <= 0:
+            return None  # no time limit (or a bad one, which the server rejects)
+        return seconds + 5.0
 
     def _call(self, method: Any, request: Any, timeout: float | None) -> Any:
         try:
