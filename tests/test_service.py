@@ -466,7 +466,7 @@ def test_feudo_advise_in_process_and_through_a_server(server, tmp_path):
     assert a["decision"] == "selection" and a["plan"] == b["plan"] and a["alternatives"] == b["alternatives"]
     text = subprocess.run(base, capture_output=True, text=True, cwd=str(ROOT), timeout=120).stdout
     assert text.startswith(f"seat {seat} selection: select ") and "visits" in text
-    bad = subprocess.run(base[:3] + [str(path), "--seat", "9"], capture_output=True, text=True, cwd=str(ROOT),
+    bad = subprocess.run(base[:4] + [str(path), "--seat", "9"], capture_output=True, text=True, cwd=str(ROOT),
                          timeout=120)
     assert bad.returncode == 2 and "seat" in bad.stderr and "Traceback" not in bad.stderr
 
