@@ -309,6 +309,7 @@ class AdvisorServicer:
         request = self._request(request)
         observed = self._position(request.position, request.seat, call)
         options = self._options(request.limits, context, call)
+        convert.check_decision(observed)
         self._slot()
         try:
             advice = advise(observed, request.seat, options, cancel=self._cancel_event(context))
@@ -321,6 +322,7 @@ class AdvisorServicer:
         request = self._request(request)
         observed = self._position(request.position, request.seat, call)
         options = self._options(request.limits, context, call)
+        convert.check_decision(observed)
         interval = request.interval_seconds
         if not math.isfinite(interval) or interval < 0:
             raise Abort(grpc.StatusCode.INVALID_ARGUMENT,
