@@ -148,14 +148,57 @@ class _TurnPrinter:
         print(f"Winner{'s' if len(names) > 1 else ''}: {', '.join(names)}  VP {state.vp}")
 
 
+def _load_position(path: str, at: int | None) -> State:
+    """A position from a file: a state (``feudo-state/1``) or a game record (``feudo-record/1``, replayed to
+    ``at`` actions, default all)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read ({e.strerror})") from None
+    try:
+        fmt = json.loads(text).get("format")
+    except (ValueError, AttributeError, RecursionError):
+        fmt = None
+    if fmt == "feudo-state/1":
+        if at is not None:
+            raise ValueError("--at: only for game records, not for a state file")
+        return State.from_json(text)
+    record = GameRecord.load(path)
+    if at is None:
+        return record.replay()
+    if not 0 <= at <= len(record.actions):
+        raise ValueError(f"--at: expected an action count in [0, {len(record.actions)}], got {at}")
+    state = record.initial_state()
+    for a in record.actions[:at]:
+        state.apply_action(a)
+    return state
+
+
 def cmd_render(args: argparse.Namespace) -> int:
-    game_map = load_map(args.map_file, seed=args.seed)
+    from engine.render import map_ascii, map_svg, position_svg, render_text, svg_to_png
+
+    if args.position is None:
+        if args.seat is not None or args.at is not None:
+            raise ValueError("--seat/--at: need a POSITION (a state or game record file)")
+        game_map = load_map(args.map_file, seed=args.seed)
+        svg = map_svg(game_map) if (args.svg or args.png) else None
+        text = None if svg else map_ascii(game_map)
+    else:
+        state = _load_position(args.position, args.at)
+        if args.seat is not None and not 0 <= args.seat < state.num_players:
+            raise ValueError(f"--seat: expected a seat in [0, {state.num_players}), got {args.seat}")
+        svg = position_svg(state, seat=args.seat) if (args.svg or args.png) else None
+        text = None if svg else render_text(state)
+    if args.png:  # fail before writing anything when PNG output is impossible
+        svg_to_png(svg, args.png)
+        print(f"wrote {args.png}")
     if args.svg:
         with open(args.svg, "w", encoding="utf-8") as f:
-            f.write(game_map.to_svg())
+            f.write(svg)
         print(f"wrote {args.svg}")
-    else:
-        print(game_map.render_ascii())
+    if text is not None:
+        print(text)
     return 0
 
 
@@ -184,10 +227,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--save", default=None, help="save the game record (JSON) when playing one game")
     p.set_defaults(func=cmd_selfplay)
 
-    p = sub.add_parser("render", help="draw a map (ASCII, or SVG with --svg)")
-    p.add_argument("--map", dest="map_file", default=None, help="map name or JSON file (default: 'default')")
-    p.add_argument("--seed", type=int, default=1, help="seed of the board order (default 1)")
+    p = sub.add_parser("render", help="draw a map, a position or a game record (text, --svg, --png)",
+                       description="Draw the map (no POSITION), or a position: a state file or a game record "
+                                   "(replayed to --at actions). --seat draws that seat's view (its own hidden "
+                                   "selection; never another seat's).")
+    p.add_argument("position", nargs="?", default=None, help="a state (feudo-state/1) or game record file")
+    p.add_argument("--at", type=int, default=None, help="records: draw the position after this many actions")
+    p.add_argument("--seat", type=int, default=None, help="draw the position as this seat sees it")
+    p.add_argument("--map", dest="map_file", default=None, help="no POSITION: map name or JSON file")
+    p.add_argument("--seed", type=int, default=1, help="no POSITION: seed of the board order (default 1)")
     p.add_argument("--svg", default=None, help="write an SVG picture to this file")
+    p.add_argument("--png", default=None, help="write a PNG picture to this file (cairosvg)")
     p.set_defaults(func=cmd_render)
 
     p = sub.add_parser("replay", help="replay a saved game record and print the final position")
