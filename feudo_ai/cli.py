@@ -126,23 +126,34 @@ def _decisions(record: GameRecord):
 
 
 class _TurnPrinter:
-    """Prints a game turn by turn: every action, then the board at the end of each turn."""
+    """Prints a bot game as it goes (an omniscient spectator): every action with its fights and plague casualties
+    (:func:`feudo_ai.narrate.narrate`), and the board with its legend at the end of each turn."""
 
     def __init__(self):
         self.turn = -1
+        self.pending: tuple[State, int] | None = None
+
+    def _flush(self, after: State) -> None:
+        from .narrate import narrate
+
+        if self.pending is not None:
+            before, action = self.pending
+            for line in narrate(before, action, after, reveal_all=True):
+                print(f"  [{Phase(before.phase).name.lower()}] {line}" if not line.startswith("  ") else f"  {line}")
+            self.pending = None
 
     def __call__(self, state: State, action: int) -> None:
+        self._flush(state)
         if state.turn != self.turn:
             if self.turn >= 1:
                 print(state)
                 print()
             self.turn = state.turn
             print(f"=== Turn {state.turn} ===" if state.turn else "=== Setup ===")
-        text = state.action_to_string(action)
-        who = "" if state.is_chance_node() else f"{state.game.player_name(state.current_player())}: "
-        print(f"  [{Phase(state.phase).name.lower()}] {who}{text}")
+        self.pending = (state.clone(), action)
 
     def finish(self, state: State) -> None:
+        self._flush(state)
         print(state)
         names = [state.game.player_name(p) for p in state.winners]
         print(f"Winner{'s' if len(names) > 1 else ''}: {', '.join(names)}  VP {state.vp}")
@@ -211,6 +222,37 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_play(args: argparse.Namespace) -> int:
+    from .advice import SearchOptions
+    from .play import HumanSession
+
+    ruleset = _ruleset(args)
+    if not 0 <= args.seat < args.players:
+        raise ValueError(f"--seat: expected a seat in [0, {args.players}), got {args.seat}")
+    if not args.hint_seconds > 0:
+        raise ValueError(f"--hint-seconds: expected a positive number, got {args.hint_seconds}")
+    names = [s.strip() for s in args.bots.split(",") if s.strip()]
+    others = args.players - 1
+    if len(names) == 1:
+        names *= others
+    if len(names) != others:
+        raise ValueError(f"--bots: expected 1 or {others} bots (one per other seat), got {len(names)}")
+    state = new_fast_game(ruleset, args.players, seed=args.seed, game_map=load_map(args.map_file, seed=args.seed),
+                          backend=args.backend)
+    it = iter(names)
+    bots = [None if p == args.seat else make_bot(next(it), args.seed * 1000 + p) for p in range(args.players)]
+    console = None
+    try:
+        from rich.console import Console
+
+        console = Console(highlight=False)
+    except ImportError:  # plain text without rich
+        pass
+    session = HumanSession(state, args.seat, bots, args.seed, SearchOptions(seconds=args.hint_seconds),
+                           console=console)
+    return session.run()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="feudo", description="Feudo AI: rules engine, bots and tools.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -239,6 +281,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--svg", default=None, help="write an SVG picture to this file")
     p.add_argument("--png", default=None, help="write a PNG picture to this file (cairosvg)")
     p.set_defaults(func=cmd_render)
+
+    p = sub.add_parser("play", help="play one seat against bots in the terminal",
+                       description="Play one seat against bots. At your decisions type a choice's number or text, "
+                                   "or: hint (the search's advice), board, log, save FILE, help, quit.")
+    _add_game_options(p)
+    p.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0: Blue)")
+    p.add_argument("--bots", default="ismcts",
+                   help="the bots of the other seats in seat order (one name for all), with :key=value parameters")
+    p.add_argument("--hint-seconds", type=float, default=1.0, help="thinking time of `hint` (default 1 s)")
+    p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("replay", help="replay a saved game record and print the final position")
     p.add_argument("record", help="a game record JSON file (from selfplay --save)")
