@@ -253,6 +253,43 @@ def cmd_play(args: argparse.Namespace) -> int:
     return session.run()
 
 
+def _ask(question: str, default: str) -> str:
+    try:
+        answer = input(f"{question} [{default}]: ").strip()
+    except EOFError:
+        answer = ""
+    return answer or default
+
+
+def cmd_companion(args: argparse.Namespace) -> int:
+    from engine import new_game
+
+    from .advice import SearchOptions
+    from .companion import CompanionSession
+
+    if args.players is None:
+        args.players = int(_ask("Players (2-4)", "4"))
+    if args.seat is None:
+        args.seat = int(_ask(f"Your seat (0-{args.players - 1}: {', '.join(PLAYER_NAMES[:args.players])})", "0"))
+    if args.castles is None and args.ask_castles:
+        args.castles = _ask("Castle sites in placement order (blank: enter them as events)", "") or None
+    ruleset = _ruleset(args)
+    if not 0 <= args.seat < args.players:
+        raise ValueError(f"--seat: expected a seat in [0, {args.players}), got {args.seat}")
+    if not args.hint_seconds > 0:
+        raise ValueError(f"--hint-seconds: expected a positive number, got {args.hint_seconds}")
+    castles = None
+    if args.castles:
+        try:
+            castles = [int(x) for x in args.castles.split(",")]
+        except ValueError:
+            raise ValueError(f"--castles: expected comma-separated Castle site ids, got {args.castles!r}") from None
+    game_map = load_map(args.map_file, seed=args.seed)
+    start = new_game(ruleset, args.players, seed=args.seed, game_map=game_map, castles=castles)
+    session = CompanionSession(start, args.seat, SearchOptions(seconds=args.hint_seconds), seed=args.seed)
+    return session.run()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="feudo", description="Feudo AI: rules engine, bots and tools.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -291,6 +328,20 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the bots of the other seats in seat order (one name for all), with :key=value parameters")
     p.add_argument("--hint-seconds", type=float, default=1.0, help="thinking time of `hint` (default 1 s)")
     p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("companion", help="advice during a game on the real board: enter events, ask for hints",
+                       description="Follow a game played on the real board as one seat: enter each event as it "
+                                   "happens (chance, your selection, the other seats' reveals, moves, attacks...); "
+                                   "the other seats' selections stay unknown until revealed. Commands: hint, undo, "
+                                   "board, log, save FILE, help, quit. Missing setup flags are asked for.")
+    _add_game_options(p)
+    p.set_defaults(players=None)
+    p.add_argument("--seat", type=int, default=None, help="your seat, 0-based")
+    p.add_argument("--castles", default=None,
+                   help="Castle site ids in placement order (comma-separated); else enter the placements as events")
+    p.add_argument("--ask-castles", action="store_true", help="ask for the Castle sites at start-up")
+    p.add_argument("--hint-seconds", type=float, default=1.0, help="thinking time of `hint` (default 1 s)")
+    p.set_defaults(func=cmd_companion)
 
     p = sub.add_parser("replay", help="replay a saved game record and print the final position")
     p.add_argument("record", help="a game record JSON file (from selfplay --save)")
