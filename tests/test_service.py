@@ -313,41 +313,54 @@ def test_seat_out_of_range_and_seat_without_decision(client):
     assert _code(e) == grpc.StatusCode.INVALID_ARGUMENT and "no decision" in e.value.details
 
 
-def test_history_form(client):
-    """The history form replays the seat's log through engine.history; without it: UNIMPLEMENTED, clearly."""
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_history_form_equals_the_observation_form(client, players):
+    """The history form (the seat's log, other seats' picks hidden) replays through engine.history to a position
+    with the seat's observation: same advice as the observation form, at decisions of turns 1-3."""
     from engine import new_game, sample_chance
+    from engine.history import seat_log
 
-    rng = random.Random(5)
-    state = new_game(players=3, seed=0)
-    actions = []
-    while not (state.phase == Phase.REVEAL and not state.is_chance_node()):
-        a = sample_chance(state, rng) if state.is_chance_node() else rng.choice(state.legal_actions())
+    from feudo_ai.service.convert import history_from_entries
+
+    rng = random.Random(players)
+    start = new_game(players=players, seed=players)
+    state, actions, pickers, asked = start.clone(), [], [], 0
+    while state.turn <= 3 and asked < 4:
+        if state.is_chance_node():
+            a = sample_chance(state, rng)
+        else:
+            if len(state.legal_actions()) > 1 and state.turn >= 1 and rng.random() < 0.08:
+                seat = state.current_player()
+                history = history_from_entries(seat_log(actions, seat, start))
+                hidden = sum(e.HasField("hidden_pick") for e in history.entries)
+                assert hidden == sum(1 for q in pickers if q != seat) and len(history.entries) == len(actions)
+                position = gpb.Position(setup=position_from(state, seat).setup, history=history)
+                by_history = client.suggest(position, seat, iterations=150, seed=3)
+                by_observation = client.suggest(state, seat, iterations=150, seed=3)
+                assert _key(by_history) == _key(by_observation), Phase(state.phase).name
+                asked += 1
+            a = rng.choice(state.legal_actions())
+            if state.phase == Phase.SELECT:
+                pickers.append(state.current_player())
         actions.append(a)
         state.apply_action(a)
-    seat = state.current_player()
-    position = gpb.Position(setup=gpb.GameSetup(players=3, map_seed=0))
-    replay = new_game(players=3, seed=0)
-    for a in actions:  # the log as the seat saw it: the other seats' Strategy picks hidden
-        who = replay.current_player()
-        pick = replay.phase == Phase.SELECT
-        entry = position.history.entries.add(pick=pick)
-        if who >= 0:
-            entry.player = who
-        if pick and who != seat:
-            entry.hidden_pick.SetInParent()
-        else:
-            entry.action = a
-        replay.apply_action(a)
-    try:
-        import engine.history  # noqa: F401
-    except ImportError:
-        with pytest.raises(AdvisorError) as e:
-            client.suggest(position, seat, iterations=200, seed=3)
-        assert _code(e) == grpc.StatusCode.UNIMPLEMENTED and "engine.history" in e.value.details
-        return
-    by_history = client.suggest(position, seat, iterations=200, seed=3)
-    by_observation = client.suggest(state, seat, iterations=200, seed=3)
-    assert _key(by_history) == _key(by_observation)
+    assert asked >= 2
+
+
+def test_bad_history_names_the_entry(client):
+    position = gpb.Position(setup=gpb.GameSetup(players=2, map_seed=0))
+    position.history.entries.add(player=0, action=999_999)
+    with pytest.raises(AdvisorError) as e:
+        client.suggest(position, 0, iterations=50)
+    assert _code(e) == grpc.StatusCode.INVALID_ARGUMENT and "position.history" in e.value.details
+    position.history.entries[0].ClearField("action")
+    with pytest.raises(AdvisorError) as e:
+        client.suggest(position, 0, iterations=50)
+    assert _code(e) == grpc.StatusCode.INVALID_ARGUMENT and "position.history.entries[0]" in e.value.details
+    position = gpb.Position(setup=gpb.GameSetup(players=2), history=gpb.History(castle_sites=[0, 0]))
+    with pytest.raises(AdvisorError) as e:
+        client.suggest(position, 0, iterations=50)
+    assert _code(e) == grpc.StatusCode.INVALID_ARGUMENT and "position.history.castle_sites" in e.value.details
 
 
 # ------------------------------------------------------------------------------------------------ security

@@ -478,6 +478,22 @@ def observed_from_history(game: Game, history: gpb.History, seat: int,
     return ObservedPosition.from_state(state, seat)
 
 
+def history_from_entries(entries: Iterable[Any], castle_sites: Iterable[int] = ()) -> gpb.History:
+    """The ``History`` message of a seat's log (``engine.history.seat_log``'s entries; client side)."""
+    msg = gpb.History(castle_sites=list(castle_sites))
+    for e in entries:
+        item = msg.entries.add(pick=bool(e.pick))
+        if e.player >= 0:
+            item.player = e.player
+        if e.action is None:
+            item.hidden_pick.SetInParent()
+        else:
+            item.action = e.action
+        for q, c in e.trades:
+            item.trading_cards_revealed.add(player=q, card=c)
+    return msg
+
+
 # ------------------------------------------------------------------------------------------------ positions
 def observed_position(position: gpb.Position, seat: int, path: str = "position") -> ObservedPosition:
     """The asking ``seat``'s view of a ``Position`` in any form. :raises PositionError: naming the field."""
