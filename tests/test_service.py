@@ -249,6 +249,28 @@ def test_limits_beyond_the_caps_are_resource_exhausted():
         assert c.suggest(state, seat, iterations=100).best in state.legal_actions()
 
 
+def test_server_answers_cheap_calls_while_searches_run(server, client):
+    """The searches release the GIL and run on their own worker threads: health, DescribeGame and LegalActions are
+    answered at once while several searches are running."""
+    state = positions_by_phase(4)[Phase.MOVE]
+    seat = state.current_player()
+    stub = apb_grpc.AdvisorStub(client.channel)
+    request = apb.SuggestRequest(position=position_from(state, seat), seat=seat, limits=apb.Limits(seconds=1.5))
+    futures = [stub.Suggest.future(request) for _ in range(4)]
+    t0 = time.monotonic()
+    while server.servicer.in_flight < 4 and time.monotonic() - t0 < 5:
+        time.sleep(0.005)
+    assert server.servicer.in_flight == 4
+    t = time.monotonic()
+    assert client.health() == "SERVING"
+    assert client.describe_game(players=4).num_distinct_actions > 0
+    assert client.legal_actions(state, seat)
+    took = time.monotonic() - t
+    assert server.servicer.in_flight == 4  # the searches were still running meanwhile
+    assert took < 0.5, took
+    assert all(f.result(timeout=10).advice.best.id in state.legal_actions() for f in futures)
+
+
 @pytest.mark.parametrize("limits,field", [
     (dict(iterations=0), "limits.iterations"), (dict(seconds=-1.0), "limits.seconds"),
     (dict(seconds=math.nan), "limits.seconds"), (dict(seconds=math.inf), "limits.seconds"),
