@@ -26,6 +26,8 @@ Rulings taken here where the rulebook and rulings.md are silent (cited as "rulin
 - A charmed player (R13) moves nothing more, but his Milady, if revealed later, may still charm or infect
   from where she stands: charm is not movement.
 - When an attack on an enemy City with no tokens in it is lost, the City's owner is the eliminator (R15).
+- A joined corner holding two Castles (R24) is own Castle territory for both owners (their tokens enter the map
+  from it and may pass it, never stop on it, R8) and an enemy Castle for every other player.
 - In tie-break turns (R19) the winner is whoever alone has the most VP at the end of a turn; if several
   share the lead, they are the players of the next extra turn.
 """
