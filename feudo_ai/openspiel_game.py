@@ -93,6 +93,7 @@ _GAME_TYPE = pyspiel.GameType(
 
 _SECRET_KINDS = ("SELECT", "TRADE")  # the only actions other seats do not see (R6, R22)
 _TRADER_PHASES = (Phase.REVEAL, Phase.MOVE, Phase.MILADY, Phase.MARCH)  # may reveal Trading Cards (R9)
+_REVEAL_PHASES = (Phase.REVEAL, Phase.MOVE, Phase.MILADY)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -290,6 +291,8 @@ class FeudoGame(pyspiel.Game):
             max_game_length=self.bounds["max_game_length"])
         super().__init__(_GAME_TYPE, info, dict(p))
         self._trade_base = len(rs.trading_cards) + 1
+        self.secret_lo, self.secret_hi = L.SELECT, L.REVEAL  # the secret selection's actions (R6)
+        self._chance_lo, self._plague_lo = L.CHANCE_PLAYER, L.PLAGUE
         self._names = self._action_names()
 
     # -- OpenSpiel API -------------------------------------------------------------------------------------
@@ -309,21 +312,20 @@ class FeudoGame(pyspiel.Game):
         """Engine action int of an OpenSpiel action of ``player`` (chance outcomes are renumbered)."""
         if player == CHANCE:
             n = self.params["players"]
-            return self.layout.CHANCE_PLAYER + action if action < n else self.layout.PLAGUE + action - n
+            return self._chance_lo + action if action < n else self._plague_lo + action - n
         return action
 
     def from_engine(self, action: int) -> int:
         """OpenSpiel action id of an engine action int."""
-        L = self.layout
-        if action >= L.PLAGUE:
-            return self.params["players"] + action - L.PLAGUE
-        if action >= L.CHANCE_PLAYER:
-            return action - L.CHANCE_PLAYER
+        if action >= self._plague_lo:
+            return self.params["players"] + action - self._plague_lo
+        if action >= self._chance_lo:
+            return action - self._chance_lo
         return action
 
     def is_secret(self, action: int) -> bool:
         """Whether an engine action is a secret selection (R6): seen as ``?`` by the other seats."""
-        return self.layout.SELECT <= action < self.layout.REVEAL
+        return self.secret_lo <= action < self.secret_hi
 
     def reveal_code(self, revealed: list[tuple[int, int]]) -> int:
         """One int for the (player, Trading Card) pairs revealed by one action: sum of (card+1)*B**player."""
@@ -444,7 +446,7 @@ class FeudoState(pyspiel.State):
         Trading Card reveal code) per action (perfect recall, R22)."""
         game = self.get_game()
         f = self._f
-        lo, hi = game.layout.SELECT, game.layout.REVEAL
+        lo, hi = game.secret_lo, game.secret_hi
         return [(q, a if (q == seat or not lo <= a < hi) else -1, r)
                 for q, a, r in zip(f.actors, f.actions, f.reveals)]
 
@@ -483,6 +485,7 @@ def _step(game: FeudoGame, f: _Track, actor: int, action: int) -> None:
     """Apply one engine action to the track: the position, the history, Trading Card reveals, the snapshot."""
     s = f.s
     before = s.phase
+    cursor = s.cursor
     try:
         s.apply_action(action)
     except IllegalActionError as e:
@@ -493,7 +496,10 @@ def _step(game: FeudoGame, f: _Track, actor: int, action: int) -> None:
         f.samplers = {}  # built from the previous position
     code = 0
     after = s.phase
-    if before in _TRADER_PHASES:
+    # Trading Cards are revealed only once the reveal rounds are over, and while one player marches nobody
+    # else's is (R7, R9): only then are the fields read.
+    if (before in _TRADER_PHASES and after not in _REVEAL_PHASES
+            and not (before == Phase.MARCH and after == Phase.MARCH and s.cursor == cursor)):
         d = _fields(s)
         fresh = [(q, d["sel_trade"][q]) for q, done in enumerate(d["trade_revealed"])
                  if done and not f.trev >> q & 1]
@@ -577,7 +583,7 @@ def _replay_turn(game: FeudoGame, f: _Track, world: dict, seat: int) -> _Track |
         actor, action = f.actors[i], f.actions[i]
         if actor != track.s.current_player():
             return None
-        if actor in picks and L.SELECT <= action < L.REVEAL:
+        if actor in picks and game.secret_lo <= action < game.secret_hi:
             if used[actor] >= len(picks[actor]):
                 return None
             action = picks[actor][used[actor]]
@@ -722,8 +728,7 @@ class FeudoObserver:
 
     def _view(self, state: FeudoState, player: int) -> list[tuple[int, int, int]]:
         f = state._f
-        L = self.game.layout
-        lo, hi = L.SELECT, L.REVEAL
+        lo, hi = self.game.secret_lo, self.game.secret_hi
         see_all, see_own = self.private == "all", self.private == "single"
         return [(q + 2, a + 1 if (see_all or (see_own and q == player) or not lo <= a < hi) else 0, r)
                 for q, a, r in zip(f.actors, f.actions, f.reveals)]

@@ -401,3 +401,25 @@ def test_openspiel_ismcts_searches_the_game() -> None:
     assert not state.is_terminal()
     action = bot.step(state)
     assert action in state.legal_actions()
+
+
+def test_trading_card_reveals_are_recorded_with_the_action_that_revealed_them() -> None:
+    # Independent check on the reference engine: compare trade_revealed before and after every action.
+    game = load(3, turns=3, backend="reference")
+    state = game.new_initial_state()
+    rng = random.Random(6)
+    base = len(game.engine_game.ruleset.trading_cards) + 1
+    seen = 0
+    while not state.is_terminal():
+        eng = state._f.s
+        before = list(eng.trade_revealed)
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes())
+            state.apply_action(rng.choices(actions, probs)[0])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+        after, cards = eng.trade_revealed, eng.sel_trade
+        want = sum((cards[q] + 1) * base ** q for q in range(3) if after[q] and not before[q])
+        assert state._f.reveals[-1] == want
+        seen += want > 0
+    assert seen >= 3  # at least one reveal step a turn
