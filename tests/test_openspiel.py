@@ -423,3 +423,27 @@ def test_trading_card_reveals_are_recorded_with_the_action_that_revealed_them() 
         assert state._f.reveals[-1] == want
         seen += want > 0
     assert seen >= 3  # at least one reveal step a turn
+
+
+def test_vs_openspiel_benchmark_prints_its_json() -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run([sys.executable, "benchmarks/vs_openspiel.py", "--games", "2", "--seconds", "0.01",
+                          "--turns", "1", "--positions", "2", "--every", "3", "--json"],
+                         cwd=root, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout)
+    assert summary["games"] == 2 and summary["players"] == 2
+    lo, hi = summary["wilson95"]
+    assert 0.0 <= lo <= summary["ours_win_rate"] <= hi <= 1.0
+    assert summary["ours_score"] == pytest.approx(summary["ours_win_rate"] * 2)
+    assert summary["speed"]["positions"] == 2
+    assert summary["speed"]["ours_iterations"] > 0 and summary["speed"]["theirs_iterations"] >= 4
+    for bad in (["--games", "0"], ["--seconds", "0"], ["--turns", "0"]):
+        out = subprocess.run([sys.executable, "benchmarks/vs_openspiel.py", *bad], cwd=root, capture_output=True,
+                             text=True, timeout=60)
+        assert out.returncode == 2 and "Traceback" not in out.stderr and bad[0] in out.stderr
