@@ -120,7 +120,8 @@ def play_game(game, index: int, args, positions: list) -> dict:
         state.apply_action(int(action))
     returns = state.returns()
     return {"game": index, "ours_seat": ours_seat, "map_seed": game.get_parameters()["map_seed"],
-            "score": returns[ours_seat], "returns": returns, "searched_decisions": decisions}
+            "score": returns[ours_seat], "returns": returns, "vp": list(state.engine_state().vp),
+            "turns_played": state.engine_state().turn, "searched_decisions": decisions}
 
 
 def measure_speed(game, positions: list, args) -> dict:

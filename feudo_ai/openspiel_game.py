@@ -441,15 +441,6 @@ class FeudoState(pyspiel.State):
         return f"turn {s.turn} phase {ph} player {s.current_player()} vp {s.vp}\n{s.canonical()}"
 
     # -- information ---------------------------------------------------------------------------------------
-    def seat_view(self, seat: int) -> list[tuple[int, int, int]]:
-        """The history as ``seat`` saw it: (actor, engine action or -1 for an unseen secret selection,
-        Trading Card reveal code) per action (perfect recall, R22)."""
-        game = self.get_game()
-        f = self._f
-        lo, hi = game.secret_lo, game.secret_hi
-        return [(q, a if (q == seat or not lo <= a < hi) else -1, r)
-                for q, a, r in zip(f.actors, f.actions, f.reveals)]
-
     def resample_from_infostate(self, player_id: int, probability_sampler: Callable[[], float]) -> "FeudoState":
         """A state drawn from the worlds consistent with ``player_id``'s information state (same information
         state string and tensor, same current player and legal actions), from
@@ -623,10 +614,14 @@ class FeudoObserver:
     ``set_from(state, player)`` and ``string_from(state, player)``.
 
     ``perfect_recall=False``: the current position as the seat sees it. ``perfect_recall=True``: that, plus
-    the whole history as the seat saw it (:meth:`FeudoState.seat_view`), one row per possible action
+    the whole history as the seat saw it (other players' secret selections unseen), one row per possible action
     (``max_game_length + max_chance_nodes`` rows): [actor + 2 (0: no action yet, 1: chance), engine action + 1
     (0: a secret selection not seen), Trading Card reveal code]. ``private_info``: the seat's own selection
     (default), nobody's, or everybody's.
+
+    Strings: with perfect recall ``"seat P | "`` then one token per action, ``actor:action`` (``c`` for chance,
+    engine action ints, ``?`` for a selection the seat did not see), ``+code`` appended when the action
+    revealed Trading Cards (:meth:`FeudoGame.reveal_code`); without, the seat's observation as JSON.
     """
 
     def __init__(self, game: FeudoGame, iig_obs_type, params):

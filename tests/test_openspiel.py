@@ -165,47 +165,44 @@ def test_infostate_string_hides_other_players_picks_and_shows_own() -> None:
     assert not any(t.startswith("0:") and t[2:].isdigit() and int(t[2:]) in picks for t in other)
 
 
-def test_perfect_recall_distinguishes_orders_of_the_same_marches() -> None:
-    # Find two marches of different tokens that can be made in either order to the same position: the
-    # engine's compact key merges the two histories; OpenSpiel's information state must not.
-    game = load(2, turns=10)
-    found = False
-    for seed in range(40):
+def _interchangeable_marches(game, seeds: range):
+    """Two states reached from one position by two marches of different tokens made in either order, ending
+    in the same position (searched over random games), or None."""
+    T, first = game.engine_game.num_territories, game.layout.MARCH
+    for seed in seeds:
         state = game.new_initial_state()
         for s in play_random(state, random.Random(seed)):
             if s._f.s.phase != Phase.MARCH or s._f.s.shillings < 2:
                 continue
-            T = game.engine_game.num_territories
-            legal = [a for a in s.legal_actions() if a >= game.layout.MARCH]
-            for a in legal:
-                for b in legal:
-                    ta, tb = divmod(a - game.layout.MARCH, T)[0], divmod(b - game.layout.MARCH, T)[0]
-                    if ta >= tb:
+            marches = [a for a in s.legal_actions() if a >= first]
+            for a in marches:
+                for b in marches:
+                    if (a - first) // T >= (b - first) // T:
                         continue
                     ab, ba = s.clone(), s.clone()
                     ab.apply_action(a)
                     ba.apply_action(b)
-                    if ab.is_terminal() or ba.is_terminal() or b not in ab.legal_actions() or a not in ba.legal_actions():
+                    if b not in ab.legal_actions() or a not in ba.legal_actions():
                         continue
                     ab.apply_action(b)
                     ba.apply_action(a)
-                    if ab._f.s.canonical() != ba._f.s.canonical():
-                        continue
-                    p = 1
-                    assert ab._f.s.information_state_string(p) == ba._f.s.information_state_string(p)
-                    assert ab.information_state_string(p) != ba.information_state_string(p)
-                    assert ab.information_state_tensor(p) != ba.information_state_tensor(p)
-                    assert ab.observation_string(p) == ba.observation_string(p)
-                    assert ab.observation_tensor(p) == ba.observation_tensor(p)
-                    found = True
-                    break
-                if found:
-                    break
-            if found:
-                break
-        if found:
-            break
-    assert found, "no position with two interchangeable marches in 40 random games"
+                    if ab._f.s.canonical() == ba._f.s.canonical():
+                        return ab, ba
+    return None
+
+
+def test_perfect_recall_distinguishes_orders_of_the_same_marches() -> None:
+    # The engine's compact key merges two orders of the same marches; OpenSpiel's information state must not.
+    game = load(2, turns=10)
+    pair = _interchangeable_marches(game, range(40))
+    assert pair is not None, "no position with two interchangeable marches in 40 random games"
+    ab, ba = pair
+    for p in (0, 1):
+        assert ab._f.s.information_state_string(p) == ba._f.s.information_state_string(p)
+        assert ab.information_state_string(p) != ba.information_state_string(p)
+        assert ab.information_state_tensor(p) != ba.information_state_tensor(p)
+        assert ab.observation_string(p) == ba.observation_string(p)
+        assert ab.observation_tensor(p) == ba.observation_tensor(p)
 
 
 def test_observation_is_the_engine_observation() -> None:
@@ -310,7 +307,7 @@ def test_action_strings_are_the_engines_in_openspiel_argument_order() -> None:
     while not state.is_terminal():
         eng = state._f.s
         player = state.current_player()
-        for a, _ in (state.chance_outcomes() if state.is_chance_node() else [(x, 0) for x in state.legal_actions()]):
+        for a in state.legal_actions():  # at a chance node: the outcomes
             assert state.action_to_string(player, a) == eng.action_to_string(game.to_engine(player, a))
         if state.is_chance_node():
             actions, probs = zip(*state.chance_outcomes())
