@@ -739,4 +739,5 @@ class FeudoObserver:
         return json.dumps(d, sort_keys=True, separators=(",", ":"))
 
 
-pyspiel.register_game(_GAME_TYPE, FeudoGame) if SHORT_NAME not in pyspiel.registered_names() else None
+if SHORT_NAME not in pyspiel.registered_names():  # importing the module twice (e.g. reloading) is harmless
+    pyspiel.register_game(_GAME_TYPE, FeudoGame)
