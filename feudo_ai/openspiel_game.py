@@ -17,7 +17,8 @@ that OpenSpiel's conventions need:
 - player actions are the engine's action ints below ``layout.CHANCE_PLAYER`` (``num_distinct_actions``);
 - chance outcomes are renumbered from 0: ``q`` (chance picks player ``q``: Castle placer R21, order decider
   R5) and ``players + k`` (plague card of kind ``k`` drawn, R18), so ``max_chance_outcomes`` is
-  ``players + plague kinds``. Every random draw of the game is such an explicit chance node.
+  ``players + plague kinds``. Every random draw during play is such an explicit chance node; the map's
+  board order (R3) is fixed before play by the ``map_seed`` parameter, as a game variant.
 
 Rewards are R19's, at the end only: 1 for a sole win, 1/k each for a k-way shared win, 0 otherwise
 (constant-sum: the returns add up to 1).
@@ -35,7 +36,8 @@ Hidden information is confined to the current turn: every selected card is revea
 (R7, R9). :meth:`FeudoState.resample_from_infostate` therefore keeps the history up to the current turn's
 selection, draws the other players' selections from :class:`feudo_ai.sampler.UniformSampler` (built from the
 seat's observation only) and replays the turn with them, rejecting a draw whose replay would not show the
-seat exactly what it saw.
+seat exactly what it saw (a revealed Mercenary whose owner cannot pay gets no move decision in the engine
+until R25 is enforced there, and that skip is public: such draws are the ones rejected).
 
 :func:`decision_bounds` derives the game's maximum length from the rules; the docstring there gives the proof.
 """
