@@ -20,6 +20,7 @@ from libc.stdint cimport int8_t, int16_t, int32_t, uint16_t, uint64_t
 
 import itertools
 import json
+import numbers
 import weakref
 
 from .board import Kind
@@ -1786,7 +1787,9 @@ cdef class CoreState:
 
     def apply_action(self, action):
         """Apply a legal action; an illegal one raises IllegalActionError (the reference's message) and
-        changes nothing."""
+        changes nothing. Any integer type is accepted (numpy integers too)."""
+        if isinstance(action, numbers.Integral) and not isinstance(action, (int, bool)):
+            action = int(action)
         if not _is_int(action) or not (0 <= action < self.compiled.g.num_actions) or not self._is_legal(action):
             self.to_reference().apply_action(action)  # raises the reference's IllegalActionError
             raise IllegalActionError(f"action {action!r} is not legal")  # pragma: no cover

@@ -35,6 +35,7 @@ Rulings taken here where the rulebook and rulings.md are silent (cited as "rulin
 from __future__ import annotations
 
 import json
+import numbers
 from enum import IntEnum
 from typing import Any, Iterable
 
@@ -254,7 +255,10 @@ class State:
         return list(self._legal)
 
     def apply_action(self, action: int) -> None:
-        """Apply a legal action; an illegal one raises :class:`IllegalActionError` and changes nothing."""
+        """Apply a legal action; an illegal one raises :class:`IllegalActionError` and changes nothing.
+        Any integer type is accepted (numpy integers too, as OpenSpiel-style callers pass them)."""
+        if isinstance(action, numbers.Integral) and not isinstance(action, (int, bool)):
+            action = int(action)
         legal = self.legal_actions()
         if isinstance(action, bool) or not isinstance(action, int) or action not in legal:
             phase = Phase(self.phase).name
