@@ -156,7 +156,6 @@ class Ruleset:
 _TOP_KEYS = ("format", "name", "description", "players", "turns", "army", "army_cards_selected", "desperate",
              "trading_cards", "plague_cards", "plague_reshuffle_every", "king", "defence", "tiebreak_max_turns",
              "options")
-_TOP_REQUIRED = tuple(k for k in _TOP_KEYS if k not in ("description", "options"))
 _ARMY_KEYS = ("name", "kind", "count", "red", "black")
 _PLAGUE_KEYS = ("name", "effect", "count", "direction", "steps")
 _OPTION_KEYS = ("virulent_plague", "strategy_only")
@@ -169,16 +168,21 @@ def ruleset_from_dict(data: Any, source: str = "<dict>") -> Ruleset:
     ck = Checker(source)
     ck.obj(data, "", _TOP_KEYS)
     ck.fmt(data, "feudo-ruleset/1")
-    ck.obj(data, "", _TOP_KEYS, required=_TOP_REQUIRED)
-    name = ck.string(data["name"], "name")
+
+    def req(key: str) -> Any:  # fields are read (and reported missing) in file order
+        if key not in data:
+            ck.fail(key, "missing required field")
+        return data[key]
+
+    name = ck.string(req("name"), "name")
     if "description" in data:
         ck.string(data["description"], "description", nonempty=False)
-    players = ck.obj(data["players"], "players", ("min", "max"), required=("min", "max"))
+    players = ck.obj(req("players"), "players", ("min", "max"), required=("min", "max"))
     min_players = ck.integer(players["min"], "players.min", 2, 4)
     max_players = ck.integer(players["max"], "players.max", min_players, 4)
-    turns = ck.integer(data["turns"], "turns", 1, 100)
+    turns = ck.integer(req("turns"), "turns", 1, 100)
 
-    army_groups = ck.array(data["army"], "army", nonempty=True, max_len=16)
+    army_groups = ck.array(req("army"), "army", nonempty=True, max_len=16)
     army: list[ArmyToken] = []
     for i, group in enumerate(army_groups):
         path = f"army[{i}]"
@@ -201,14 +205,14 @@ def ruleset_from_dict(data: Any, source: str = "<dict>") -> Ruleset:
     if not any(t.takes_cities for t in army):
         ck.fail("army", "expected at least one mercenary or infantryman (R11 City attacks), got none")
 
-    selected = ck.integer(data["army_cards_selected"], "army_cards_selected", 1, len(army))
+    selected = ck.integer(req("army_cards_selected"), "army_cards_selected", 1, len(army))
     keys = ("below_tokens", "baron_red", "baron_black")
-    desperate = ck.obj(data["desperate"], "desperate", keys, required=keys)
+    desperate = ck.obj(req("desperate"), "desperate", keys, required=keys)
     below = ck.integer(desperate["below_tokens"], "desperate.below_tokens", 0, len(army))
     d_red = ck.integer(desperate["baron_red"], "desperate.baron_red", 1, 20)
     d_black = ck.integer(desperate["baron_black"], "desperate.baron_black", 0, d_red)
 
-    trading = ck.array(data["trading_cards"], "trading_cards")
+    trading = ck.array(req("trading_cards"), "trading_cards")
     if not 1 <= len(trading) <= 8:
         ck.fail("trading_cards", f"expected 1 to 8 cards, got {len(trading)}")
     for i, v in enumerate(trading):
@@ -216,7 +220,7 @@ def ruleset_from_dict(data: Any, source: str = "<dict>") -> Ruleset:
     # Cards are kept sorted by value, highest first, so "the first held card of value v" is well defined.
     trading_cards = tuple(sorted(trading, reverse=True))
 
-    plague_raw = ck.array(data["plague_cards"], "plague_cards", nonempty=True, max_len=32)
+    plague_raw = ck.array(req("plague_cards"), "plague_cards", nonempty=True, max_len=32)
     plague: list[PlagueCard] = []
     for i, card in enumerate(plague_raw):
         path = f"plague_cards[{i}]"
@@ -240,12 +244,12 @@ def ruleset_from_dict(data: Any, source: str = "<dict>") -> Ruleset:
                 if key in card:
                     ck.fail(f"{path}.{key}", f"only move cards have a {key} (this card's effect is {effect})")
         plague.append(PlagueCard(i, cname, effect, direction, steps, count))
-    reshuffle = ck.integer(data["plague_reshuffle_every"], "plague_reshuffle_every", 1, 100)
+    reshuffle = ck.integer(req("plague_reshuffle_every"), "plague_reshuffle_every", 1, 100)
     if reshuffle > sum(c.count for c in plague):
         ck.fail("plague_reshuffle_every", f"expected at most the number of plague cards, got {reshuffle}")
 
-    king = ck.obj(data["king"], "king", ("threshold", "help"), required=("threshold", "help"))
-    defence = ck.obj(data["defence"], "defence", ("wood", "village", "city"), required=("wood", "village", "city"))
+    king = ck.obj(req("king"), "king", ("threshold", "help"), required=("threshold", "help"))
+    defence = ck.obj(req("defence"), "defence", ("wood", "village", "city"), required=("wood", "village", "city"))
     options = ck.obj(data.get("options", {}), "options", _OPTION_KEYS)
     return Ruleset(
         name=name,
@@ -265,7 +269,7 @@ def ruleset_from_dict(data: Any, source: str = "<dict>") -> Ruleset:
         defence_wood=ck.integer(defence["wood"], "defence.wood", 0, 50),
         defence_village=ck.integer(defence["village"], "defence.village", 0, 50),
         defence_city=ck.integer(defence["city"], "defence.city", 0, 50),
-        tiebreak_max_turns=ck.integer(data["tiebreak_max_turns"], "tiebreak_max_turns", 0, 100),
+        tiebreak_max_turns=ck.integer(req("tiebreak_max_turns"), "tiebreak_max_turns", 0, 100),
         virulent_plague=ck.boolean(options.get("virulent_plague", False), "options.virulent_plague"),
         strategy_only=ck.boolean(options.get("strategy_only", False), "options.strategy_only"),
         source=source,
@@ -281,5 +285,10 @@ def load_ruleset(path_or_name: str | os.PathLike | None = None) -> Ruleset:
     """Load a ruleset: ``None``/``"basic"`` (the packaged default), another packaged name, or a file path."""
     name = "basic" if path_or_name is None else str(path_or_name)
     packaged = DATA_DIR / f"{name}.json"
-    path = packaged if (os.sep not in name and not name.endswith(".json") and packaged.exists()) else Path(name)
+    bare = os.sep not in name and not name.endswith(".json")
+    path = packaged if (bare and packaged.exists()) else Path(name)
+    if bare and not path.exists():
+        known = sorted(p.stem for p in DATA_DIR.glob("*.json"))
+        raise DataFileError(f"{name}: unknown ruleset (packaged rulesets: {', '.join(known)}; "
+                            f"or give the path of a ruleset JSON file)")
     return ruleset_from_dict(load_json_file(path), source=path.name)
