@@ -179,7 +179,8 @@ class Checker:
         allowed = tuple(allowed)
         for key in v:
             if key not in allowed:
-                self.fail(join(path, str(key)[:40]), f"unknown field (expected one of {', '.join(allowed)})")
+                shown = key if isinstance(key, str) and key.isidentifier() else json.dumps(str(key)[:40])
+                self.fail(join(path, shown), f"unknown field (expected one of {', '.join(allowed)})")
         for key in required:
             if key not in v:
                 self.fail(join(path, key), "missing required field")
@@ -426,8 +427,14 @@ def check_state_fields(game: "Game", d: Any, path: str = "state") -> dict[str, A
             ck.fail(f"sel_trade[{p}]", "a Trading Card is selected but sel_done is false")
         if sel_trade[p] >= 0 and not trade_held[p][sel_trade[p]]:
             ck.fail(f"sel_trade[{p}]", "selected a Trading Card that is not held")
-        if not any(trade_held[p]) and active[p] and not setup and phase != P.TERMINAL:
-            ck.fail(f"trade_held[{p}]", "expected at least one Trading Card (they come back when all are played)")
+        if active[p] and not setup:
+            # R4, R19: one card is discarded per turn played, and all come back every len(trading) turns
+            period = len(rs.trading_cards)
+            played = ((turn - 1) if tiebreak == 0 else (tiebreak - 1)) % period
+            want_held = period - played - (1 if phase == P.TERMINAL else 0)
+            if sum(trade_held[p]) != want_held:
+                ck.fail(f"trade_held[{p}]", f"expected {want_held} Trading Cards held in turn {turn}, "
+                        f"got {sum(trade_held[p])}")
         if len(sel) > need:
             ck.fail(f"sel_army[{p}]", f"expected at most {need} selected Army Cards, got {len(sel)}")
         if trade_revealed[p] and sel_trade[p] < 0:
@@ -600,6 +607,8 @@ def check_playable(state: "State", path: str = "state") -> None:
             raise StateError(f"{path}.cursor: the player to act ({p}) in phase {name} is not a player taking part")
         if isinstance(state, _State):
             state._legal = None
+            if state.phase == Phase.ATTACK_JOIN and state.target not in state._attack_targets(p):
+                raise StateError(f"{path}.target: territory {state.target} is not one player {p} may attack (R11)")
         if not state.legal_actions():
             raise StateError(f"{path}.phase: no legal action for player {p} in phase {name}, and the game is not over")
     except StateError:
