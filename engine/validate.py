@@ -432,9 +432,11 @@ def check_state_fields(game: "Game", d: Any, path: str = "state") -> dict[str, A
             period = len(rs.trading_cards)
             played = ((turn - 1) if tiebreak == 0 else (tiebreak - 1)) % period
             want_held = period - played - (1 if phase == P.TERMINAL else 0)
-            # (in tie-break turns a player may have sat out earlier ones, keeping cards: at least, not exactly)
-            if sum(trade_held[p]) != want_held and not (tiebreak > 0 and sum(trade_held[p]) > want_held):
-                ck.fail(f"trade_held[{p}]", f"expected {want_held} Trading Cards held in turn {turn}, "
+            # Fewer cards than that would leave the player without a card to select before the next refresh (a
+            # game that can never end). More is harmless (a player who sat out tie-break turns keeps cards; a
+            # position set up by hand may give every card back): at least, not exactly.
+            if sum(trade_held[p]) < want_held:
+                ck.fail(f"trade_held[{p}]", f"expected at least {want_held} Trading Cards held in turn {turn}, "
                         f"got {sum(trade_held[p])}")
         if len(sel) > need:
             ck.fail(f"sel_army[{p}]", f"expected at most {need} selected Army Cards, got {len(sel)}")
@@ -480,8 +482,10 @@ def check_state_fields(game: "Game", d: Any, path: str = "state") -> dict[str, A
     if rs.has_plague:
         # one card in each regular turn, drawn after the selection (R18): turn - 1 cards before it, turn after
         expect = 0 if setup else min(turn if phase > P.CHANCE_PLAGUE else turn - 1, rs.turns)
-        if len(history) != expect:
-            ck.fail("plague_history", f"expected one card per regular turn played ({expect}), got {len(history)}")
+        # at most (a position set up by hand, e.g. a rulebook example, may start without its past draws)
+        if len(history) > expect:
+            ck.fail("plague_history", f"expected at most one card per regular turn played ({expect}), "
+                    f"got {len(history)}")
         last = min(turn, rs.turns)
         shuffle = 1
         for t in range(2, last + 1):
