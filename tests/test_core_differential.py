@@ -1,6 +1,6 @@
 """The Cython core (engine/_core.pyx) plays exactly the reference rules (engine/state.py).
 
-Seeded random games are played through both implementations side by side (engine/differential.py): at every
+Seeded random games are played through both implementations side by side (engine/testing/differential.py): at every
 step the legal action lists, the chance outcomes and the current player are compared, and the canonical
 encodings every step in a third of the games (every 8 steps and at the end in the others). 14 kinds of game
 (2/3/4 players x every optional rule on the default map, whose board order follows the seed; the turn example
