@@ -35,6 +35,7 @@ Rulings taken here where the rulebook and rulings.md are silent (cited as "rulin
 from __future__ import annotations
 
 import json
+import numbers
 from enum import IntEnum
 from typing import Any, Iterable
 
@@ -114,8 +115,9 @@ class Game:
         return hash((self.ruleset.name, self.map.name, self.num_players))
 
 
-# Fields of the state, in a fixed order: the canonical encoding and the JSON form both follow it.
-_FIELDS = (
+# Fields of the state, in a fixed order: the canonical encoding and the JSON form both follow it (public:
+# the serialiser, the validator and the core read it).
+STATE_FIELDS = (
     "turn", "phase", "tiebreak", "active", "order", "castle", "placed", "decider", "vp",
     "loc", "stricken", "entered", "rest_until", "army_held", "trade_held",
     "sel_army", "sel_trade", "sel_done", "revealed", "trade_revealed",
@@ -123,6 +125,7 @@ _FIELDS = (
     "charmed", "merc_moved", "march_over", "attacked", "won",
     "cursor", "round", "token", "shillings", "target", "joiners", "advanced", "winners",
 )
+_FIELDS = STATE_FIELDS  # the short name used inside this module
 
 
 def _copy_lists(value: Any) -> Any:
@@ -254,7 +257,10 @@ class State:
         return list(self._legal)
 
     def apply_action(self, action: int) -> None:
-        """Apply a legal action; an illegal one raises :class:`IllegalActionError` and changes nothing."""
+        """Apply a legal action; an illegal one raises :class:`IllegalActionError` and changes nothing.
+        Any integer type is accepted (numpy integers too, as OpenSpiel-style callers pass them)."""
+        if isinstance(action, numbers.Integral) and not isinstance(action, (int, bool)):
+            action = int(action)
         legal = self.legal_actions()
         if isinstance(action, bool) or not isinstance(action, int) or action not in legal:
             phase = Phase(self.phase).name

@@ -472,6 +472,8 @@ cdef int _playout(SearchC* S, CoreStateC* w, double* out) noexcept nogil:
                 break
             if core_is_chance(w):
                 a = core_sample_chance(w, g, &S.rng)
+                if a < 0:
+                    break  # a chance node without outcomes: never in a valid game (the loader refuses it)
             else:
                 n = core_legal(w, g, buf)
                 if n <= 0:
@@ -676,6 +678,8 @@ cdef int _iterate(SearchC* S) noexcept nogil:
             shown[q] = w.trade_revealed[q]
         if core_is_chance(&w):
             a = core_sample_chance(&w, g, &S.rng)
+            if a < 0:
+                break  # a chance node without outcomes: never in a valid game (the loader refuses it)
             core_apply(&w, g, a)
             for q in range(nplayers):
                 cur[q] = _descend(S, cur[q], a)
@@ -741,6 +745,8 @@ cdef int _iterate_perfect(SearchC* S) noexcept nogil:
     while w.phase != PH_TERMINAL and cur >= 0:
         if core_is_chance(&w):
             a = core_sample_chance(&w, g, &S.rng)
+            if a < 0:
+                break  # a chance node without outcomes: never in a valid game (the loader refuses it)
             core_apply(&w, g, a)
             cur = _descend(S, cur, a)
             continue
@@ -1004,3 +1010,8 @@ def determinize(CoreState state, int seat, unsigned long long seed, str sampler=
     _determinize(S, &out.s)
     free(S)
     return out
+
+
+def node_bytes():
+    """Bytes of one tree node (what the memory limit of a search counts)."""
+    return sizeof(NodeC)

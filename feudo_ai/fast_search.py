@@ -92,8 +92,15 @@ PLAYOUTS = ("truncated", "eval", "random")
 ALGORITHMS = ("ismcts", "pimc")
 SAMPLERS = ("uniform", "weighted")
 DEFAULT_ITERATIONS = 5000
-TIMED_MAX_NODES = 8_000_000  # node pool of a worker of a timed search (64 bytes a node: 512 MB)
-MAX_NODES_LIMIT = 100_000_000
+NODE_BYTES = 64  # one tree node (feudo_ai._search.node_bytes())
+MAX_SEARCH_BYTES = 1 << 30  # memory of one search: threads x node pool x NODE_BYTES is at most 1 GiB
+MAX_NODES_LIMIT = MAX_SEARCH_BYTES // NODE_BYTES  # node pool of one worker: 16,777,216 (then one thread only)
+TIMED_MAX_NODES = 8_000_000  # node pool of a timed search's worker (512 MB), shared out when threads > 2
+MAX_ITERATIONS = 100_000_000  # iterations of one search (visit counts are int32)
+MAX_SECONDS = 86_400.0  # wall time of one search
+MAX_PLAYOUT_TURNS = 200  # at most the longest game: 100 regular turns + 100 tie-break turns
+MAX_C = 100.0  # UCB exploration constant (rewards are in [0, 1])
+MAX_TEMPERATURE = 1e6
 
 
 def available() -> bool:
@@ -133,10 +140,10 @@ def check_options(iterations: int | None = None, seconds: float | None = None, t
                   algorithm: str = "ismcts", worlds: int = 8, cancel=None) -> int | None:
     """Validate :func:`search`'s options (ValueError naming the first bad one); returns the iteration budget
     (``DEFAULT_ITERATIONS`` when neither iterations nor seconds is given)."""
-    if iterations is not None and (not _is_int(iterations) or iterations < 1):
-        raise ValueError(f"iterations: expected a positive integer or None, got {iterations!r}")
-    if seconds is not None and (not _is_num(seconds) or not seconds > 0):
-        raise ValueError(f"seconds: expected a positive number or None, got {seconds!r}")
+    if iterations is not None and (not _is_int(iterations) or not 1 <= iterations <= MAX_ITERATIONS):
+        raise ValueError(f"iterations: expected an integer in [1, {MAX_ITERATIONS:,}] or None, got {iterations!r}")
+    if seconds is not None and (not _is_num(seconds) or not 0 < seconds <= MAX_SECONDS):
+        raise ValueError(f"seconds: expected a number in (0, {MAX_SECONDS:g}] or None, got {seconds!r}")
     if iterations is None and seconds is None:
         iterations = DEFAULT_ITERATIONS
     if not _is_int(threads) or not 1 <= threads <= 64:
@@ -146,7 +153,12 @@ def check_options(iterations: int | None = None, seconds: float | None = None, t
     if not _is_int(seed):
         raise ValueError(f"seed: expected an integer, got {seed!r}")
     if max_nodes is not None and (not _is_int(max_nodes) or not 16 <= max_nodes <= MAX_NODES_LIMIT):
-        raise ValueError(f"max_nodes: expected an integer in [16, {MAX_NODES_LIMIT}] or None, got {max_nodes!r}")
+        raise ValueError(f"max_nodes: expected an integer in [16, {MAX_NODES_LIMIT:,}] or None, got {max_nodes!r}")
+    if max_nodes is not None and threads * max_nodes * NODE_BYTES > MAX_SEARCH_BYTES:
+        raise ValueError(f"max_nodes: {threads} threads x {max_nodes:,} nodes x {NODE_BYTES} bytes = "
+                         f"{threads * max_nodes * NODE_BYTES / 2**30:.2f} GiB exceeds the memory limit of a search "
+                         f"({MAX_SEARCH_BYTES / 2**30:g} GiB); at most {MAX_SEARCH_BYTES // NODE_BYTES // threads:,} "
+                         f"nodes per thread")
     if algorithm not in ALGORITHMS:
         raise ValueError(f"algorithm: expected one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
     if sampler not in SAMPLERS:
@@ -157,14 +169,14 @@ def check_options(iterations: int | None = None, seconds: float | None = None, t
         raise ValueError(f"max_nodes: expected at least worlds + 1 = {worlds + 1} for pimc, got {max_nodes}")
     if playout not in PLAYOUTS:
         raise ValueError(f"playout: expected one of {', '.join(PLAYOUTS)}, got {playout!r}")
-    if not _is_int(playout_turns) or playout_turns < 0:
-        raise ValueError(f"playout_turns: expected a non-negative integer, got {playout_turns!r}")
-    if not _is_num(c) or c < 0:
-        raise ValueError(f"c: expected a non-negative number, got {c!r}")
+    if not _is_int(playout_turns) or not 0 <= playout_turns <= MAX_PLAYOUT_TURNS:
+        raise ValueError(f"playout_turns: expected an integer in [0, {MAX_PLAYOUT_TURNS}], got {playout_turns!r}")
+    if not _is_num(c) or not 0 <= c <= MAX_C:  # also refuses nan (every comparison is false)
+        raise ValueError(f"c: expected a number in [0, {MAX_C:g}], got {c!r}")
     if not _is_num(exp3_gamma) or not 0 < exp3_gamma <= 1:
         raise ValueError(f"exp3_gamma: expected a number in (0, 1], got {exp3_gamma!r}")
-    if not _is_num(temperature) or not temperature > 0:
-        raise ValueError(f"temperature: expected a positive number, got {temperature!r}")
+    if not _is_num(temperature) or not 0 < temperature <= MAX_TEMPERATURE:
+        raise ValueError(f"temperature: expected a number in (0, {MAX_TEMPERATURE:g}], got {temperature!r}")
     if cancel is not None and not isinstance(cancel, (_search.CancelFlag, threading.Event)):
         raise ValueError(f"cancel: expected a CancelFlag or threading.Event, got {type(cancel).__name__}")
 
@@ -182,7 +194,10 @@ def search(state, seat: int | None = None, iterations: int | None = None, second
     ``iterations`` (total over the workers, split evenly) and/or ``seconds`` of wall time; neither given:
     ``DEFAULT_ITERATIONS``. ``threads``: root-parallel workers. ``max_nodes``: node pool of each worker
     (64 bytes a node; default: enough for the iteration budget, or :data:`TIMED_MAX_NODES` for a timed
-    search; a full pool stops the trees growing, never the search). ``sampler``: "uniform" or "weighted"
+    search; a full pool stops the trees growing, never the search). The memory of one search is capped:
+    ``threads x max_nodes x 64`` bytes at most :data:`MAX_SEARCH_BYTES` (1 GiB; default pools are shared out
+    to fit, an explicit ``max_nodes`` beyond it is refused); ``iterations`` at most :data:`MAX_ITERATIONS`,
+    ``seconds`` at most a day, ``playout_turns`` at most :data:`MAX_PLAYOUT_TURNS`, ``c`` finite in [0, 100]. ``sampler``: "uniform" or "weighted"
     (the opponent model of :class:`feudo_ai.sampler.WeightedSampler`). ``worlds``: PIMC's determinizations
     per worker. ``cancel``: a :class:`feudo_ai._search.CancelFlag` or a :class:`threading.Event`; the search
     stops within a few milliseconds of it being set. Same seed and iterations (no ``seconds``) give the same
@@ -218,7 +233,8 @@ def search(state, seat: int | None = None, iterations: int | None = None, second
         iters = 0
         if iterations is not None:
             iters = iterations // threads + (1 if i < iterations % threads else 0)
-        pool = max_nodes if max_nodes is not None else _default_nodes(iters, seconds, root.num_players, worlds)
+        pool = max_nodes if max_nodes is not None else _default_nodes(iters, seconds, root.num_players, worlds,
+                                                                      threads)
         workers.append(_search.SearchWorker(root, seat, _derive(seed, i), iters, deadline, pool, playout,
                                             playout_turns, float(c), float(exp3_gamma), float(temperature),
                                             flag, sampler, algorithm == "pimc", worlds))
@@ -235,14 +251,16 @@ def search(state, seat: int | None = None, iterations: int | None = None, second
     return _advice(probe, seat, workers, time.monotonic() - started, playout, seed, algorithm, sampler)
 
 
-def _default_nodes(iterations: int, seconds: float | None, players: int, worlds: int) -> int:
+def _default_nodes(iterations: int, seconds: float | None, players: int, worlds: int, threads: int = 1) -> int:
     """A pool that does not fill within the budget: an iteration adds a few nodes (about 4 on average: the
     expanded edge, chance outcomes and the other trees' nodes of the edges walked), so an iteration budget
-    gets 8 per iteration; a timed search gets :data:`TIMED_MAX_NODES` (bounded memory, 512 MB a worker, about
-    18 s of one thread at the first decision)."""
+    gets 8 per iteration; a timed search gets :data:`TIMED_MAX_NODES` (512 MB a worker, about 18 s of one
+    thread at the first decision). Either way the threads' pools together stay within
+    :data:`MAX_SEARCH_BYTES` (a full pool stops the trees growing, never the search)."""
+    cap = min(TIMED_MAX_NODES if seconds is not None else MAX_NODES_LIMIT, MAX_SEARCH_BYTES // NODE_BYTES // threads)
     if seconds is None:
-        return max(1024, 8 * iterations + players + worlds + 16)
-    return TIMED_MAX_NODES if not iterations else min(TIMED_MAX_NODES, max(1024, 8 * iterations + 64))
+        return min(cap, max(1024, 8 * iterations + players + worlds + 16))
+    return cap if not iterations else min(cap, max(1024, 8 * iterations + 64))
 
 
 def _advice(probe, seat: int, workers: list, elapsed: float, playout: str, seed: int, algorithm: str,

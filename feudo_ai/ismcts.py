@@ -97,6 +97,10 @@ PLAYOUTS = ("truncated", "random", "eval", "mixed")
 _BEFORE_MOVES = (int(Phase.SELECT), int(Phase.CHANCE_PLAGUE), int(Phase.CHOOSE_ORDER), int(Phase.CHANCE_DECIDER))
 HIDDEN = -1  # the observation of another player's secret pick ("?")
 _SELECT = int(Phase.SELECT)
+MAX_ITERATIONS = 100_000_000  # iterations of one search
+MAX_SECONDS = 86_400.0  # time_limit of one search
+MAX_PLAYOUT_TURNS = 200  # the longest game: 100 regular turns + 100 tie-break turns
+MAX_NODES = 1_000_000  # nodes of one search over all workers (a Python node with its dicts is ~1 kB: ~1 GiB)
 
 
 @dataclass
@@ -119,18 +123,48 @@ class SearchConfig:
     seed: int = 0
 
     def validate(self) -> "SearchConfig":
+        """Refuse options that are the wrong type, not finite, or beyond the documented maxima (ValueError naming
+        the option): iterations <= MAX_ITERATIONS, playout_turns <= MAX_PLAYOUT_TURNS, c finite in [0, 100],
+        max_nodes x workers within the memory limit of a search (MAX_NODES nodes, ~1 kB each in Python)."""
+        def is_int(v: Any) -> bool:
+            return isinstance(v, int) and not isinstance(v, bool)
+
+        def is_num(v: Any) -> bool:
+            return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
         if self.iterations is None and self.time_limit is None and self.deadline is None:
             raise ValueError("search: give iterations, time_limit or deadline")
-        if self.iterations is not None and self.iterations < 1:
-            raise ValueError("iterations: expected a positive integer")
+        if self.iterations is not None and (not is_int(self.iterations) or not 1 <= self.iterations <= MAX_ITERATIONS):
+            raise ValueError(f"iterations: expected an integer in [1, {MAX_ITERATIONS:,}], got {self.iterations!r}")
+        if self.time_limit is not None and (not is_num(self.time_limit) or not 0 < self.time_limit <= MAX_SECONDS):
+            raise ValueError(f"time_limit: expected a number in (0, {MAX_SECONDS:g}], got {self.time_limit!r}")
+        if self.deadline is not None and not is_num(self.deadline):
+            raise ValueError(f"deadline: expected a finite time.monotonic() value, got {self.deadline!r}")
+        if not is_num(self.c) or not 0 <= self.c <= 100:
+            raise ValueError(f"c: expected a number in [0, 100], got {self.c!r}")
+        if not is_num(self.exp3_gamma) or not 0 < self.exp3_gamma <= 1:
+            raise ValueError(f"exp3_gamma: expected a number in (0, 1], got {self.exp3_gamma!r}")
+        if not is_num(self.vp_temperature) or not 0 < self.vp_temperature <= 1e6:
+            raise ValueError(f"vp_temperature: expected a number in (0, 1e6], got {self.vp_temperature!r}")
+        if not is_int(self.playout_turns) or not 0 <= self.playout_turns <= MAX_PLAYOUT_TURNS:
+            raise ValueError(f"playout_turns: expected an integer in [0, {MAX_PLAYOUT_TURNS}], got {self.playout_turns!r}")
         if self.policy not in ("uniform", "light"):
             raise ValueError(f"policy: expected 'uniform' or 'light', got {self.policy!r}")
         if self.playout not in PLAYOUTS:
             raise ValueError(f"playout: expected one of {', '.join(PLAYOUTS)}, got {self.playout!r}")
         if self.parallel not in ("process", "thread"):
             raise ValueError(f"parallel: expected 'process' or 'thread', got {self.parallel!r}")
-        if self.workers < 1 or self.max_nodes < 1 or self.worlds < 1:
-            raise ValueError("workers, max_nodes and worlds must be positive")
+        if not is_int(self.workers) or not 1 <= self.workers <= 64:
+            raise ValueError(f"workers: expected an integer in [1, 64], got {self.workers!r}")
+        if not is_int(self.worlds) or not 1 <= self.worlds <= 4096:
+            raise ValueError(f"worlds: expected an integer in [1, 4096], got {self.worlds!r}")
+        if not is_int(self.max_nodes) or not 1 <= self.max_nodes <= MAX_NODES:
+            raise ValueError(f"max_nodes: expected an integer in [1, {MAX_NODES:,}], got {self.max_nodes!r}")
+        if self.max_nodes * self.workers > MAX_NODES:
+            raise ValueError(f"max_nodes: {self.workers} workers x {self.max_nodes:,} nodes exceeds the memory limit "
+                             f"of a search ({MAX_NODES:,} nodes, about 1 GiB of Python objects)")
+        if not is_int(self.seed):
+            raise ValueError(f"seed: expected an integer, got {self.seed!r}")
         return self
 
 

@@ -55,6 +55,8 @@ def tname(state: State, x: int) -> str:
 
 
 def touch(state: State) -> State:
+    if state.turn >= 1 and state.phase > Phase.SELECT and state.phase != Phase.TERMINAL:
+        state.sel_done = list(state.active)  # past the Strategy phase every player taking part has selected (R6)
     state._legal = None
     return state
 
@@ -86,6 +88,7 @@ def move_options(state: State, p: int, t: int, trade: int | None = None, order: 
     if state.turn == 0:
         state.turn = 1
     state.phase = int(Phase.MOVE)
+    state.sel_done = list(state.active)  # in the Movement phase every player taking part has selected (R6)
     state.cursor = state.order.index(p)
     state.round = 0
     state.token = t

@@ -1,6 +1,6 @@
 """The Cython core (engine/_core.pyx) plays exactly the reference rules (engine/state.py).
 
-Seeded random games are played through both implementations side by side (engine/differential.py): at every
+Seeded random games are played through both implementations side by side (engine/testing/differential.py): at every
 step the legal action lists, the chance outcomes and the current player are compared, and the canonical
 encodings every step in a third of the games (every 8 steps and at the end in the others). 14 kinds of game
 (2/3/4 players x every optional rule on the default map, whose board order follows the seed; the turn example
@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from engine import IllegalActionError, Phase, State, load_map, load_ruleset, new_game, sample_chance
-from engine.differential import Config, Mismatch, configs, field_diff, play_side_by_side, replay_core_playout
+from engine.testing.differential import Config, Mismatch, configs, field_diff, play_side_by_side, replay_core_playout
 
 try:
     from engine import _core
@@ -123,7 +123,7 @@ def test_mismatch_names_seed_step_and_history(monkeypatch):
                 return None
             return self._s.apply_action(a)
 
-    import engine.differential as differential
+    import engine.testing.differential as differential
 
     real = differential.make_core
     monkeypatch.setattr(differential, "make_core", lambda state: Broken(real(state)))
@@ -351,7 +351,7 @@ def test_core_perft_and_golden_game():
     core = need_core()
     from pathlib import Path
 
-    from engine.perft import perft
+    from engine.testing.perft import perft
 
     data_dir = Path(__file__).resolve().parent / "data"
 

@@ -69,6 +69,13 @@ def alternative(st, q: int, rng: random.Random):
             other = [c for c in cards if values[c] != values[trade]]  # a card that looks different once shown
             if other and (army == set(hidden) or rng.random() < 0.7):
                 trade = rng.choice(other)
+        if not ref.sel_done[q] and army:
+            # mid-selection the picks are ascending (engine.actions): the twin must leave q a way to complete its
+            # selection, or it is no position of the game at all (the loader refuses a SELECT with no legal pick)
+            need = min(ref.game.ruleset.army_cards_selected, sum(ref.army_held[q]))
+            above = sum(1 for t in range(k) if ref.army_held[q][t] and t > max(army))
+            if above < need - len(army) - sum(1 for t in range(k) if ref.revealed[q][t]):
+                continue
         if army != set(hidden) or trade != ref.sel_trade[q]:
             twin = ref.clone()
             twin.sel_army[q] = [t in army or (ref.sel_army[q][t] and ref.revealed[q][t]) for t in range(k)]

@@ -16,7 +16,7 @@ import pytest
 
 from engine import load_map, load_ruleset, new_game
 from engine.board import MAPS_DIR
-from engine.perft import perft
+from engine.testing.perft import perft
 from engine.state import Phase
 
 from helpers import FOUR, make, touch

@@ -101,8 +101,7 @@ def test_r23_advance_follows_the_same_stopping_rule(s):
     assert s.loc[WHITE][MILADY] == tid(s, "C2-3")
     assert s.phase == Phase.ADVANCE
     assert same_on_core(s) == ["pass", "advance Knight 1"]  # she is now alone there: sharing is allowed
-    s.loc[BLUE][MILADY] = tid(s, "C2-3")  # hypothetically Blue's Milady stood there too
-    touch(s)
+    put(s, BLUE, MILADY, "C2-3")  # hypothetically Blue's Milady stood there too
     # no advance decision is left: the phase moved on (nothing to advance), or only pass remains
     assert "advance Knight 1" not in same_on_core(s)
 
@@ -176,7 +175,7 @@ def test_r24_city_vp_measured_from_each_players_own_castle():
     put(st, WHITE, BARON, "A3-1")
     put(st, WHITE, FK, "A4-2")
     put(st, WHITE, INF2, "C1-4")
-    st.phase, st.cursor = int(Phase.ATTACK), 1
+    st.phase, st.cursor, st.round = int(Phase.ATTACK), 1, st.game.ruleset.army_cards_selected
     touch(st)
     same_on_core(st)
     assert "Todenham" in {st.action_to_string(a)[7:] for a in st.legal_actions() if a != 0}
