@@ -18,6 +18,7 @@ from engine import (DataFileError, FeudoError, GameRecord, Phase, State, load_ma
 from engine.actions import PLAYER_NAMES
 from engine.core import BACKENDS
 
+from .arena.cli import add_parser as add_arena_parser
 from .bots import BOTS, make_bot
 
 
@@ -193,6 +194,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("replay", help="replay a saved game record and print the final position")
     p.add_argument("record", help="a game record JSON file (from selfplay --save)")
     p.set_defaults(func=cmd_replay)
+
+    add_arena_parser(sub)  # feudo arena: its code is in feudo_ai/arena/
     return parser
 
 
