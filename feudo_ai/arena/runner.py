@@ -12,6 +12,7 @@ progress are abandoned (they were not finished, so nothing is lost: a resume pla
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import time
@@ -29,19 +30,28 @@ def make_entrant(spec: str, seed: int, check: bool = False):
     """A bot from an entrant spec; :class:`ArenaError` naming the entrant for a bad one. With ``check``, also
     whatever can be checked before a game (a remote Advisor is reached)."""
     from ..bots import make_bot
+    from .remote import is_remote, make_remote
 
     try:
-        bot = make_bot(spec, seed)
+        bot = make_remote(spec, seed) if is_remote(spec) else make_bot(spec, seed)
     except ValueError as e:
         raise ArenaError(f"--bots: entrant {spec!r}: {e}") from None
     if check:
         probe = getattr(bot, "check", None)
-        if callable(probe):
-            try:
+        try:
+            if callable(probe):
                 probe()
-            except (OSError, ValueError, RuntimeError) as e:
-                raise ArenaError(f"--bots: entrant {spec!r}: {e}") from None
+        except (OSError, ValueError, RuntimeError) as e:
+            raise ArenaError(f"--bots: entrant {spec!r}: {e}") from None
+        finally:
+            _close(bot)
     return bot
+
+
+def _close(bot) -> None:
+    close = getattr(bot, "close", None)
+    if callable(close):
+        close()
 
 
 _rules_cache: dict[str, Any] = {}
@@ -87,7 +97,11 @@ def play_game_job(job: Job) -> dict:
         return choose
 
     started = time.perf_counter()
-    record, final = play_game([chooser(p) for p in range(players)], state, seed=seed)
+    try:
+        record, final = play_game([chooser(p) for p in range(players)], state, seed=seed)
+    finally:
+        for bot in bots:
+            _close(bot)  # a remote bot's channel
     seconds = time.perf_counter() - started
     record.bots = list(g["bots"])
     return {**g, "returns": final.returns(), "vp": list(final.vp), "winners": list(final.winners),
@@ -137,14 +151,16 @@ class LocalBackend(Backend):
 
     name = "local"
 
-    def __init__(self, jobs: int):
+    def __init__(self, jobs: int, fresh_workers: bool = False):
         if not isinstance(jobs, int) or jobs < 1:
             raise ArenaError(f"--jobs: expected a positive integer, got {jobs!r}")
         self.workers = jobs
+        # gRPC (remote entrants) does not survive fork() once used: such workers start from a fresh interpreter
+        self.context = multiprocessing.get_context("forkserver") if fresh_workers else None
         self._pool: ProcessPoolExecutor | None = None
 
     def run(self, jobs: Iterable[Job]) -> Iterator[dict]:
-        self._pool = ProcessPoolExecutor(self.workers, initializer=_ignore_sigint)
+        self._pool = ProcessPoolExecutor(self.workers, mp_context=self.context, initializer=_ignore_sigint)
         pending: set[Future] = set()
         queue = iter(jobs)
         window = 2 * self.workers  # a few queued games per worker: the rest waits here, cheap to cancel
@@ -249,7 +265,8 @@ class RayBackend(Backend):
             ray.shutdown()
 
 
-def make_backend(name: str, jobs: int | None = None, address: str | None = None) -> Backend:
+def make_backend(name: str, jobs: int | None = None, address: str | None = None,
+                 fresh_workers: bool = False) -> Backend:
     if name not in BACKENDS:
         raise ArenaError(f"--backend: expected one of {', '.join(BACKENDS)}, got {name!r}")
     if name == "ray":
@@ -259,4 +276,4 @@ def make_backend(name: str, jobs: int | None = None, address: str | None = None)
     jobs = jobs if jobs is not None else (os.cpu_count() or 1)
     if not isinstance(jobs, int) or jobs < 1:
         raise ArenaError(f"--jobs: expected a positive integer, got {jobs!r}")
-    return InProcessBackend() if jobs == 1 else LocalBackend(jobs)
+    return InProcessBackend() if jobs == 1 else LocalBackend(jobs, fresh_workers)

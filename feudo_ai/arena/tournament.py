@@ -64,7 +64,9 @@ def run_tournament(config: TournamentConfig | None = None, *, out: str | Path | 
         store = ResultStore(out)
         store.check_new()
     check_config(config)
-    engine = make_backend(backend, jobs=jobs, address=address)
+    from .remote import is_remote
+
+    engine = make_backend(backend, jobs=jobs, address=address, fresh_workers=any(map(is_remote, config.bots)))
     if store is not None and resume is None:
         store.create(config)
     pending = [g for g in schedule.games if g.index not in finished]
