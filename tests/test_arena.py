@@ -242,3 +242,35 @@ def test_cli_arena_end_to_end_and_errors(tmp_path, capsys):
         assert needle in err and "Traceback" not in err, (argv, err)
     code = main(["arena", "--bots", "random,greedy", "--games", "2", "--out", str(out)])
     assert code == 2 and "already holds a tournament" in capsys.readouterr().err
+
+
+def test_ctrl_c_on_the_command_line_stops_cleanly_and_resume_finishes(reference, tmp_path):
+    """A real SIGINT to `feudo arena` with two worker processes: exit 130, finished games kept, workers gone;
+    --resume plays only the rest and ends with the uninterrupted run's results."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "sigint"
+    argv = [sys.executable, "-m", "feudo_ai", "arena", "--bots", ",".join(FAST), "--games", "2", "--seed", "5",
+            "--jobs", "2", "--out", str(out), "--json"]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    games = out / "games.jsonl"
+    while time.monotonic() < deadline and not (games.exists() and games.read_text().count("\n") >= 1):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    kept = games.read_text().count("\n")
+    if kept < 6:  # stopped before the end (on a very fast machine all six may be done)
+        assert proc.returncode == 130, stderr
+        assert "stopped" in stderr and "--resume" in stderr and "Traceback" not in stderr
+        assert json.loads(stdout)["games_played"] == kept
+    assert not any(ch.is_alive() for ch in __import__("multiprocessing").active_children())
+    resumed = subprocess.run([sys.executable, "-m", "feudo_ai", "arena", "--resume", str(out), "--json"],
+                             capture_output=True, text=True, timeout=300, env={**os.environ})
+    assert resumed.returncode == 0, resumed.stderr
+    assert strip_timing(json.loads(resumed.stdout)) == strip_timing(json.loads(json.dumps(reference.summary)))
+    assert sorted(json.loads(x)["index"] for x in games.read_text().splitlines()) == list(range(6))

@@ -92,6 +92,9 @@ def run_tournament(config: TournamentConfig | None = None, *, out: str | Path | 
                     on_result(kept, running)
     except KeyboardInterrupt:
         interrupted = True
+        if store is not None:  # Ctrl-C may land between a game's line and its bookkeeping: the file decides
+            finished = store.load_results(schedule)
+            played = len(finished) - (len(schedule.games) - len(pending))
     summary = summarize(schedule, finished.values())
     wall = time.perf_counter() - started
     summary["timing"]["wall_seconds"] = round(wall, 2)
