@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from feudo_ai.arena import TournamentConfig, run_tournament, strip_timing
+from feudo_ai.arena import ArenaError, TournamentConfig, run_tournament, strip_timing
 from feudo_ai.cli import main
 
 ray = pytest.importorskip("ray", reason="the ray extra is not installed (pip install -e '.[test,ray]')")
@@ -50,3 +50,12 @@ def test_cli_ray_backend_in_a_four_player_gauntlet(local_ray, tmp_path, capsys):
     local = json.loads(capsys.readouterr().out)
     assert on_ray["pairings"][0]["name"] == "ismcts:iterations=30 vs 3 random" and on_ray["games_played"] == 4
     assert strip_timing(on_ray) == strip_timing(local)
+
+
+def test_unreachable_ray_cluster_is_refused_before_any_game(tmp_path):
+    config = TournamentConfig(bots=("random", "greedy"), players=2, games=2, seed=1)
+    with pytest.raises(ArenaError, match="--address 127.0.0.1:1: cannot reach Ray"):
+        run_tournament(config, out=tmp_path / "x", backend="ray", address="127.0.0.1:1")
+    with pytest.raises(ArenaError, match="--address nohost: expected host:port"):
+        run_tournament(config, out=tmp_path / "x", backend="ray", address="nohost")
+    assert not (tmp_path / "x").exists()

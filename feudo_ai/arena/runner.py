@@ -215,6 +215,8 @@ class RayBackend(Backend):
             raise ArenaError("--backend ray: Ray is not installed (pip install 'feudo-ai[ray]')") from None
         self._ray = ray
         self._started = False
+        if address and not ray.is_initialized():
+            _probe_ray(address)
         if not ray.is_initialized():
             kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
             if address:
@@ -263,6 +265,22 @@ class RayBackend(Backend):
         if self._started:
             self._started = False
             ray.shutdown()
+
+
+def _probe_ray(address: str, timeout: float = 5.0) -> None:
+    """Refuse an unreachable cluster address at once (ray.init would retry for minutes)."""
+    import socket
+
+    if address in ("auto", "local"):
+        return
+    target = address.split("://", 1)[-1]
+    host, sep, port = target.rpartition(":")
+    if not sep or not port.isdigit():
+        raise ArenaError(f"--address {address}: expected host:port, ray://host:port or auto")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as e:
+        raise ArenaError(f"--address {address}: cannot reach Ray ({e.strerror or e})") from None
 
 
 def make_backend(name: str, jobs: int | None = None, address: str | None = None,
