@@ -215,7 +215,7 @@ class RayBackend(Backend):
             raise ArenaError("--backend ray: Ray is not installed (pip install 'feudo-ai[ray]')") from None
         self._ray = ray
         self._started = False
-        if address and not ray.is_initialized():
+        if address:
             _probe_ray(address)
         if not ray.is_initialized():
             kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
