@@ -274,3 +274,33 @@ def test_ctrl_c_on_the_command_line_stops_cleanly_and_resume_finishes(reference,
     assert resumed.returncode == 0, resumed.stderr
     assert strip_timing(json.loads(resumed.stdout)) == strip_timing(json.loads(json.dumps(reference.summary)))
     assert sorted(json.loads(x)["index"] for x in games.read_text().splitlines()) == list(range(6))
+
+
+class _FailingBot:
+    """A bot that breaks down in its third game decision (as a remote Advisor that goes away would)."""
+
+    name = "failing"
+
+    def __init__(self, seed: int = 0):
+        self.calls = 0
+
+    def __call__(self, state) -> int:
+        self.calls += 1
+        if self.calls == 3:
+            raise RuntimeError("lost the connection")
+        return state.legal_actions()[0]
+
+
+def test_a_game_that_fails_stops_the_tournament_with_its_index_and_keeps_finished_games(tmp_path):
+    from feudo_ai import bots
+
+    bots.register("failing", _FailingBot)
+    try:
+        config = TournamentConfig(bots=("random", "ismcts:iterations=30", "failing"), players=2, games=2, seed=5)
+        with pytest.raises(ArenaError, match=r"game 2 \(deal 0, seats random, failing\) failed: RuntimeError: "
+                                             r"lost the connection; 2 finished games kept"):
+            run_tournament(config, out=tmp_path / "f", jobs=1)
+    finally:
+        del bots.BOTS["failing"]
+    summary = json.loads((tmp_path / "f" / "summary.json").read_text())
+    assert summary["games_played"] == 2 and not summary["complete"]

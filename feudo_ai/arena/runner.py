@@ -70,7 +70,20 @@ def _ruleset(config: TournamentConfig):
 
 
 def play_game_job(job: Job) -> dict:
-    """Play one scheduled game; the result dict holds the outcome, the record (``record``) and ``timing``."""
+    """Play one scheduled game; the result dict holds the outcome, the record (``record``) and ``timing``.
+
+    A game that fails (e.g. a remote Advisor gone mid-game) returns ``{"index", "error", "traceback"}`` instead:
+    the driver stops the tournament with that message, keeping the finished games.
+    """
+    try:
+        return _play(job)
+    except Exception as e:  # noqa: BLE001 - reported by the driver, with the game's index
+        import traceback
+
+        return {"index": job[1]["index"], "error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}
+
+
+def _play(job: Job) -> dict:
     from engine import load_map, new_fast_game, play_game
 
     config = TournamentConfig.from_dict(job[0])

@@ -73,6 +73,7 @@ def run_tournament(config: TournamentConfig | None = None, *, out: str | Path | 
     cfg = config.to_dict()
     jobs_iter = ((cfg, g.to_dict()) for g in pending)
     interrupted = False
+    failed: dict | None = None
     played = 0
     started = time.perf_counter()
     from .progress import LiveProgress
@@ -83,6 +84,9 @@ def run_tournament(config: TournamentConfig | None = None, *, out: str | Path | 
             if progress and finished:
                 live.update(summarize(schedule, finished.values(), with_ratings=False))
             for result in engine.run(jobs_iter):
+                if "error" in result:
+                    failed = result
+                    break
                 kept = store.append(result) if store is not None else result
                 finished[result["index"]] = kept
                 played += 1
@@ -106,5 +110,10 @@ def run_tournament(config: TournamentConfig | None = None, *, out: str | Path | 
             from .charts import draw_chart
 
             draw_chart(summary, store.chart_path)
+    if failed is not None:
+        g = schedule.games[failed["index"]]
+        kept = f"; {len(finished)} finished games kept (--resume {store.dir} retries)" if store is not None else ""
+        raise ArenaError(f"game {g.index} (deal {g.deal}, seats {', '.join(g.bots)}) failed: "
+                         f"{failed['error']}{kept}")
     return ArenaRun(schedule, summary, [finished[i] for i in sorted(finished)], interrupted, played, wall,
                     store.dir if store is not None else None)
