@@ -68,7 +68,11 @@ def run_tournament(config: TournamentConfig | None = None, *, out: str | Path | 
 
     engine = make_backend(backend, jobs=jobs, address=address, fresh_workers=any(map(is_remote, config.bots)))
     if store is not None and resume is None:
-        store.create(config)
+        try:
+            store.create(config)
+        except ArenaError:
+            engine.close()
+            raise
     pending = [g for g in schedule.games if g.index not in finished]
     cfg = config.to_dict()
     jobs_iter = ((cfg, g.to_dict()) for g in pending)
