@@ -105,7 +105,8 @@ def cmd_arena(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(run.summary, indent=2))
     else:
-        print_results(run.summary, Console())
+        # a file or a pipe gets the full table, not one folded to 80 columns
+        print_results(run.summary, Console() if sys.stdout.isatty() else Console(width=160))
     if run.out is not None:
         err.print(f"results in {run.out}/: games.jsonl, records/ ({len(run.results)} games), summary.json, "
                   f"chart.png")
