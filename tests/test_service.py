@@ -195,6 +195,7 @@ def test_legal_actions_are_the_engines(client):
 
 
 # ------------------------------------------------------------------------------------------------ pressure
+@pytest.mark.timing
 def test_call_deadline_shorter_than_the_budget_answers_in_time(client):
     state = positions_by_phase(4)[Phase.SELECT]
     t = time.monotonic()
@@ -203,6 +204,7 @@ def test_call_deadline_shorter_than_the_budget_answers_in_time(client):
     assert advice.stats.limited and advice.decision == "selection" and len(advice.plan) >= 2
 
 
+@pytest.mark.timing
 def test_client_cancel_stops_the_search_quickly(server, client):
     state = positions_by_phase(4)[Phase.MOVE]
     seat = state.current_player()
@@ -247,6 +249,29 @@ def test_limits_beyond_the_caps_are_resource_exhausted():
         assert c.legal_actions(state, seat)  # cheap calls still go through
         assert long.result(timeout=10).advice.best.id in state.legal_actions()
         assert c.suggest(state, seat, iterations=100).best in state.legal_actions()
+
+
+@pytest.mark.timing
+def test_server_answers_cheap_calls_while_searches_run(server, client):
+    """The searches release the GIL and run on their own worker threads: health, DescribeGame and LegalActions are
+    answered at once while several searches are running."""
+    state = positions_by_phase(4)[Phase.MOVE]
+    seat = state.current_player()
+    stub = apb_grpc.AdvisorStub(client.channel)
+    request = apb.SuggestRequest(position=position_from(state, seat), seat=seat, limits=apb.Limits(seconds=1.5))
+    futures = [stub.Suggest.future(request) for _ in range(4)]
+    t0 = time.monotonic()
+    while server.servicer.in_flight < 4 and time.monotonic() - t0 < 5:
+        time.sleep(0.005)
+    assert server.servicer.in_flight == 4
+    t = time.monotonic()
+    assert client.health() == "SERVING"
+    assert client.describe_game(players=4).num_distinct_actions > 0
+    assert client.legal_actions(state, seat)
+    took = time.monotonic() - t
+    assert server.servicer.in_flight == 4  # the searches were still running meanwhile
+    assert took < 0.5, took
+    assert all(f.result(timeout=10).advice.best.id in state.legal_actions() for f in futures)
 
 
 @pytest.mark.parametrize("limits,field", [
@@ -416,6 +441,7 @@ def test_reflection_lists_the_service(server):
         assert desc.package == "feudo.v1" and "feudo/v1/game.proto" in desc.dependency
 
 
+@pytest.mark.timing
 def test_health_flips_to_not_serving_while_draining():
     state = positions_by_phase(2)[Phase.MOVE]
     seat = state.current_player()

@@ -17,7 +17,8 @@ from service_helpers import ROOT, free_port, positions_by_phase, start_process
 
 from feudo_ai.client import AdvisorClient, AdvisorError
 
-pytestmark = pytest.mark.slow
+# ~35 s: in the default run (signals, drain and scale-out are the service's behaviour), timed by wall clock
+pytestmark = pytest.mark.timing
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])

@@ -45,6 +45,7 @@ from .convert import PositionError
 log = logging.getLogger("feudo.service")
 
 SERVICE_NAME = apb.DESCRIPTOR.services_by_name["Advisor"].full_name  # "feudo.v1.Advisor"
+NODE_BYTES = 64  # one node of the C search's pool (fast_search)
 NODES_PER_ITERATION = 6  # the trees grow by about 4 nodes an iteration (fast_search); a margin on top
 MAX_RESERVE = 0.75  # at most this share of `limits.seconds` is reserved for the answer's overhead (under load)
 ITERATIONS_PER_SECOND = 150_000  # one C worker, default playouts (benchmarks/fast_search_speed.py): an upper estimate
@@ -59,10 +60,15 @@ class ServiceConfig:
     max_threads: int = 2  # per search
     max_concurrent_searches: int = 16  # Suggest + Analyze running at once; beyond: RESOURCE_EXHAUSTED
     max_message_bytes: int = 1 << 20  # requests and responses
-    max_nodes: int = 1_000_000  # node pool of one search worker (64 bytes a node: 64 MB)
+    max_nodes: int = 500_000  # node pool of one search worker (64 bytes a node: 32 MB); see pool_bytes_max
     deadline_margin: float = 0.05  # seconds kept between the end of the search and the call's deadline
     default_interval: float = 0.5  # Analyze updates when the request gives none
     min_interval: float = 0.05
+
+    @property
+    def pool_bytes_max(self) -> int:
+        """The most memory the node pools of all searches can take at once (every search at the caps)."""
+        return self.max_concurrent_searches * self.max_threads * self.max_nodes * NODE_BYTES
 
     def __post_init__(self) -> None:
         for name in ("max_iterations", "max_threads", "max_concurrent_searches", "max_message_bytes", "max_nodes"):
