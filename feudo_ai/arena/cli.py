@@ -26,12 +26,12 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "arena", help="bot-vs-bot tournaments: fair schedules, win rates, ratings, chart, resume",
         description="Bot-vs-bot tournament. Every entrant plays every deal (game seed + map) from every seat; "
-                    "results are win rates (R19 returns) with Wilson 95%% intervals per pairing and openskill "
+                    "results are win rates (R19 returns) with Wilson 95% intervals per pairing and openskill "
                     "ratings. Ctrl-C stops (finished games are kept); --resume continues.",
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bots", default=None,
                    help="entrants, comma-separated bot specs with :key=value parameters, e.g. "
-                        "ismcts:seconds=0.2,greedy,random")
+                        "ismcts:seconds=0.2,greedy,random; an Advisor service: remote:address=host:port:seconds=0.5")
     p.add_argument("--players", type=int, default=None, help="players per game, 2-4 (default 2)")
     p.add_argument("--games", type=int, default=None,
                    help="games per pairing, rounded up to whole deals x seatings (default 20)")
