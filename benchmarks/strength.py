@@ -1,63 +1,45 @@
-"""Strength benchmark: seat-rotated matches between bots, win rates with Wilson 95% intervals.
+"""Strength benchmark: named arena runs (``feudo arena``), win rates with Wilson 95% intervals.
 
-    python benchmarks/strength.py --quick --json      # about 4 minutes on 2 cores
-    python benchmarks/strength.py --json              # the full set: about 48 minutes on 2 cores
+    python benchmarks/strength.py --quick --json       # 260 games, about 4 minutes on 2 cores
+    python benchmarks/strength.py --json               # the full set: 3,600 games, about 48 minutes on 2 cores
     python benchmarks/strength.py --suite playouts --json   # evaluation options head to head (~20 minutes)
+    python benchmarks/strength.py --suite scaling --json    # thinking time at human budgets (~60 minutes)
 
-A pairing "A vs B" with P players puts A in one seat and B in all the others; the seat of A rotates game by
-game (seat = game index mod P), and the game seed (map board order and chance) is the game index plus the base
-seed, so every pairing plays the same positions. A's score per game is its R19 return (1 for a sole win, 1/k
-for a k-way shared win, 0 otherwise). Budgets are in iterations per decision (deterministic, machine
-independent) except the one pairing marked equal-time; decisions with one legal action are not searched.
-Games run in parallel over processes (--jobs), each search on one thread.
+Every pairing "A vs B" is an arena gauntlet of two entrants (:mod:`feudo_ai.arena`): with P players A sits in one
+seat and B in all the others; every deal (game seed: map board order and chance) is played from every seat of
+A, and every pairing plays the same deals (drawn from ``--seed``; use a seed no tuning used for held-out
+figures). A's score per game is its R19 return (1 for a sole win, 1/k for a k-way shared win, 0 otherwise).
+Budgets are in iterations per decision (deterministic, machine independent) except the pairings marked
+equal-time; decisions with one legal action are not searched. Games run in parallel over processes (--jobs),
+each search on one thread; ``--backend ray`` runs them on Ray instead, ``--out DIR`` keeps every run's arena
+directory (games, records, summary, chart) in ``DIR/<pairing>``.
 
-The bots are the C searches (``ismcts``: MO-ISMCTS, ``pimc``: determinized UCT with the same playouts and
-evaluation) and the ``greedy`` and ``random`` baselines. Games per pairing (full / --quick) are in
-:func:`pairings`; the full run plays 3,600 games.
+The games of every pairing (full / --quick) are stated in :func:`pairings` and friends and printed with each
+result.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
+import re
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from engine import new_game, play_game  # noqa: E402
-from feudo_ai.bots import make_bot  # noqa: E402
-
-
-def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return (0.0, 1.0)
-    p = successes / n
-    den = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def play_one(args) -> dict:
-    a, b, players, game_index, base_seed = args
-    seat = game_index % players
-    seed = base_seed + game_index
-    specs = [a if p == seat else b for p in range(players)]
-    bots = [make_bot(s, seed * 100 + p) for p, s in enumerate(specs)]
-    state = new_game(players=players, seed=seed)
-    started = time.perf_counter()
-    _, final = play_game(bots, state, seed=seed)
-    return {"seat": seat, "seed": seed, "score": final.returns()[seat], "vp": final.vp,
-            "winners": final.winners, "seconds": time.perf_counter() - started}
+from feudo_ai.arena import ArenaError, TournamentConfig, run_tournament  # noqa: E402
 
 
 def pairings(quick: bool) -> list[dict]:
-    """The issue's targets at 2,000 iterations per decision, one equal-time pairing, and one budget-scaling
-    pairing (does the search get stronger with more iterations?)."""
+    """The search issue's targets at 2,000 iterations per decision, one equal-time pairing, and one
+    budget-scaling pairing (does the search get stronger with more iterations?).
+
+    Games full / quick: greedy vs random 500 / 40, ismcts vs random 500 / 40, ismcts vs greedy 800 / 40,
+    ismcts vs pimc 800 / 40, equal time 300 / 40, 4-player pairings 300 / 20 each, 10,000 vs 2,000 iterations
+    100 / 20: 3,600 / 260 games (2-player counts even and 4-player counts multiples of 4: whole seat rotations).
+    """
     it = 2000
     g2, g4, small = (40, 20, 20) if quick else (800, 300, 100)
     t = 0.02  # seconds per decision in the equal-time pairing (about 2,000 MO-ISMCTS iterations)
@@ -84,7 +66,8 @@ def pairings(quick: bool) -> list[dict]:
 
 def playout_pairings(quick: bool) -> list[dict]:
     """``--suite playouts``: the default evaluation (truncated playout to the end of the turn) against the
-    other choices, head to head at 2,000 iterations each (about 20 minutes on 2 cores; --quick: 3)."""
+    other choices, head to head at 2,000 iterations each; 200 games a pairing (--quick: 30), 800 in all
+    (about 20 minutes on 2 cores; --quick: 3)."""
     it, n = 2000, (30 if quick else 200)
     ism = f"ismcts:iterations={it}"
     return [
@@ -99,33 +82,44 @@ def playout_pairings(quick: bool) -> list[dict]:
     ]
 
 
-SUITES = {"targets": pairings, "playouts": playout_pairings}
+def scaling_pairings(quick: bool) -> list[dict]:
+    """``--suite scaling``: does more thinking time keep paying at the budgets a person would give? ismcts at
+    1 s against itself at 0.2 s a decision, 2 players: 100 games (--quick: 10). About 60 searched decisions a
+    seat a game, so about 72 s of search a game: about 60 minutes on 2 cores (--quick: 6)."""
+    return [
+        {"name": "ismcts 1 s vs ismcts 0.2 s (2p)", "a": "ismcts:seconds=1", "b": "ismcts:seconds=0.2",
+         "players": 2, "games": 10 if quick else 100, "target": ">= 0.62", "equal_time": False},
+    ]
 
 
-def run(pairs: list[dict], jobs: int, seed: int, log=None) -> list[dict]:
-    out = []
-    with ProcessPoolExecutor(jobs) as ex:
-        for pr in pairs:
-            started = time.perf_counter()
-            args = [(pr["a"], pr["b"], pr["players"], i, seed) for i in range(pr["games"])]
-            games = list(ex.map(play_one, args))
-            score = sum(g["score"] for g in games)
-            n = len(games)
-            lo, hi = wilson(score, n)
-            res = {"name": pr["name"], "a": pr["a"], "b": pr["b"], "players": pr["players"], "games": n,
-                   "score_a": round(score, 3), "win_rate_a": round(score / n, 3) if n else None,
-                   "wilson95": [round(lo, 3), round(hi, 3)],
-                   "fair_share": round(1 / pr["players"], 3),
-                   "seconds": round(time.perf_counter() - started, 1),
-                   "seconds_per_game": round(sum(g["seconds"] for g in games) / max(1, n), 2)}
-            if pr.get("equal_time"):
-                res["equal_time"] = True
-            if pr.get("target"):
-                res["target"] = pr["target"]
-            out.append(res)
-            if log:
-                log(res)
-    return out
+SUITES = {"targets": pairings, "playouts": playout_pairings, "scaling": scaling_pairings}
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+def run_pairing(pr: dict, seed: int, jobs: int, backend: str = "local", address: str | None = None,
+                out: str | None = None) -> dict:
+    """One pairing as an arena run (a two-entrant gauntlet); A's result in the benchmark's JSON shape."""
+    config = TournamentConfig(bots=(pr["a"], pr["b"]), players=pr["players"], games=pr["games"], seed=seed,
+                              format="gauntlet")
+    started = time.perf_counter()
+    run = run_tournament(config, backend=backend, jobs=jobs, address=address,
+                         out=os.path.join(out, _slug(pr["name"])) if out else None)
+    if run.interrupted:
+        raise KeyboardInterrupt
+    table = run.summary["pairings"][0]
+    a = table["entrants"][0]
+    res = {"name": pr["name"], "a": pr["a"], "b": pr["b"], "players": pr["players"], "games": table["games"],
+           "score_a": a["score"], "win_rate_a": a["win_rate"], "wilson95": a["wilson95"],
+           "fair_share": round(1 / pr["players"], 3), "seconds": round(time.perf_counter() - started, 1),
+           "seconds_per_game": run.summary["timing"]["seconds_per_game"]}
+    if pr.get("equal_time"):
+        res["equal_time"] = True
+    if pr.get("target"):
+        res["target"] = pr["target"]
+    return res
 
 
 def main(argv=None) -> int:
@@ -133,12 +127,15 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="few games per pairing (about 4 minutes on 2 cores)")
     ap.add_argument("--json", action="store_true", help="print the results as JSON")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel games (processes)")
-    ap.add_argument("--seed", type=int, default=1000, help="base seed of the games")
+    ap.add_argument("--seed", type=int, default=1000, help="seed of the deals (held-out figures: a fresh seed)")
     ap.add_argument("--suite", default="targets", choices=sorted(SUITES),
                     help="targets: the issue's pairings (default); playouts: the search's evaluation options "
-                         "head to head")
+                         "head to head; scaling: 1 s against 0.2 s a decision")
     ap.add_argument("--only", default=None, help="run only pairings whose name contains this text")
     ap.add_argument("--games", type=int, default=None, help="games per pairing (overrides the mode's numbers)")
+    ap.add_argument("--backend", choices=("local", "ray"), default="local", help="arena backend (default local)")
+    ap.add_argument("--address", default=None, help="with --backend ray: the Ray cluster")
+    ap.add_argument("--out", default=None, help="keep each pairing's arena directory under this directory")
     args = ap.parse_args(argv)
     if args.games is not None and args.games < 1:
         ap.error("--games: expected a positive integer")
@@ -152,9 +149,19 @@ def main(argv=None) -> int:
     if args.games is not None:
         pairs = [{**p, "games": args.games} for p in pairs]
     # progress: one line per pairing (stderr with --json, so stdout stays one JSON document)
-    log = (lambda r: print(json.dumps(r), file=sys.stderr if args.json else sys.stdout, flush=True))
+    log_to = sys.stderr if args.json else sys.stdout
     started = time.perf_counter()
-    results = run(pairs, args.jobs, args.seed, log)
+    results = []
+    try:
+        for pr in pairs:
+            res = run_pairing(pr, args.seed, args.jobs, args.backend, args.address, args.out)
+            results.append(res)
+            print(json.dumps(res), file=log_to, flush=True)
+    except ArenaError as e:
+        ap.error(str(e))
+    except KeyboardInterrupt:
+        print(f"stopped after {len(results)} pairing(s)", file=sys.stderr)
+        return 130
     summary = {"benchmark": "strength", "suite": args.suite, "quick": args.quick, "seed": args.seed, "jobs": args.jobs,
                "games": sum(r["games"] for r in results), "pairings": results,
                "seconds": round(time.perf_counter() - started, 1)}

@@ -19,6 +19,7 @@ from engine import (DataFileError, FeudoError, GameRecord, Phase, State, load_ma
 from engine.actions import PLAYER_NAMES
 from engine.core import BACKENDS
 
+from .arena.cli import add_parser as add_arena_parser
 from .bots import BOTS, make_bot
 
 
@@ -372,6 +373,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .service.cli import add_commands  # feudo serve, feudo advise (the Advisor service)
 
     add_commands(sub)
+    add_arena_parser(sub)  # feudo arena: its code is in feudo_ai/arena/
     return parser
 
 
