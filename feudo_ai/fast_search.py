@@ -58,7 +58,7 @@ from .cancel import forward_cancel
 from .sampler import observation_fields
 
 try:
-    from . import _search
+    from . import _feudo_game, _search
 except ImportError as _e:  # pragma: no cover - depends on the build
     _search = None
     _IMPORT_ERROR: ImportError | None = _e
@@ -211,6 +211,7 @@ def search(state, seat: int | None = None, iterations: int | None = None, second
 
     started = time.monotonic()
     probe, root = _public_core_state(state, seat)
+    game = _feudo_game.FeudoGame(root, seat, sampler, float(temperature))
     flag = cancel if isinstance(cancel, _search.CancelFlag) else _search.CancelFlag()
     deadline = _search.now() + seconds if seconds is not None else 0.0
     workers = []
@@ -219,9 +220,8 @@ def search(state, seat: int | None = None, iterations: int | None = None, second
         if iterations is not None:
             iters = iterations // threads + (1 if i < iterations % threads else 0)
         pool = max_nodes if max_nodes is not None else _default_nodes(iters, seconds, root.num_players, worlds)
-        workers.append(_search.SearchWorker(root, seat, _derive(seed, i), iters, deadline, pool, playout,
-                                            playout_turns, float(c), float(exp3_gamma), float(temperature),
-                                            flag, sampler, algorithm == "pimc", worlds))
+        workers.append(_search.SearchWorker(game, _derive(seed, i), iters, deadline, pool, playout, playout_turns,
+                                            float(c), float(exp3_gamma), flag, algorithm == "pimc", worlds))
     watched = cancel if isinstance(cancel, threading.Event) else None  # a CancelFlag is read by C directly
     with forward_cancel(watched, flag.set):
         if threads == 1:
@@ -232,7 +232,7 @@ def search(state, seat: int | None = None, iterations: int | None = None, second
                 t.start()
             for t in pool:
                 t.join()
-    return _advice(probe, seat, workers, time.monotonic() - started, playout, seed, algorithm, sampler)
+    return _advice(probe, seat, game, workers, time.monotonic() - started, playout, seed, algorithm, sampler)
 
 
 def _default_nodes(iterations: int, seconds: float | None, players: int, worlds: int) -> int:
@@ -245,7 +245,7 @@ def _default_nodes(iterations: int, seconds: float | None, players: int, worlds:
     return TIMED_MAX_NODES if not iterations else min(TIMED_MAX_NODES, max(1024, 8 * iterations + 64))
 
 
-def _advice(probe, seat: int, workers: list, elapsed: float, playout: str, seed: int, algorithm: str,
+def _advice(probe, seat: int, game_c, workers: list, elapsed: float, playout: str, seed: int, algorithm: str,
             sampler: str) -> Advice:
     visits: dict[int, int] = {}
     total: dict[int, float] = {}
@@ -259,24 +259,13 @@ def _advice(probe, seat: int, workers: list, elapsed: float, playout: str, seed:
     best = ranked[0] if ranked else legal[0]
     per = [w.stats() for w in workers]
     iterations = sum(s["iterations"] for s in per)
-    game = probe.game
-    beliefs: dict[int, dict[str, list[float]]] = {}
+    counts = None
     worlds = 0
-    army = [[0] * game.num_tokens for _ in range(game.num_players)]
-    trade = [[0] * len(game.ruleset.trading_cards) for _ in range(game.num_players)]
     for w in workers:
-        a_counts, t_counts, nw = w.beliefs()
+        c, nw = w.belief_counts()
+        counts = c if counts is None else [x + y for x, y in zip(counts, c)]
         worlds += nw
-        for q in range(game.num_players):
-            for t, x in enumerate(a_counts[q]):
-                army[q][t] += x
-            for cc, x in enumerate(t_counts[q]):
-                trade[q][cc] += x
-    for q in range(game.num_players):
-        if q == seat:
-            continue
-        tt = sum(trade[q])
-        beliefs[q] = {"army": [x / max(1, worlds) for x in army[q]], "trade": [x / tt if tt else 0.0 for x in trade[q]]}
+    beliefs = game_c.beliefs(counts, worlds)
     stats = {
         "algorithm": "mo-ismcts" if algorithm == "ismcts" else "pimc",
         "sampler": sampler,

@@ -15,7 +15,8 @@ from engine.core import CoreState
 from feudo_ai.bots import RandomBot, make_bot
 
 # A missing extension is a collection error (the tests fail, never skip): python setup.py build_ext --inplace
-from feudo_ai import _search
+from feudo_ai import _feudo_game, _search
+from feudo_ai._feudo_game import FeudoGame
 from feudo_ai.fast_search import PIMCBot, search
 
 from search_helpers import (advice_key, cancel_after, find_position, hidden_of_others, hidden_position, positions,
@@ -40,8 +41,8 @@ def test_budget_is_split_evenly_over_the_worlds() -> None:
     advice's visits are the sum of the worlds' root visits (the votes)."""
     state = hidden_position()
     seat = state.current_player()
-    w = _search.SearchWorker(CoreState.from_reference(state), seat, 3, 1003, 0.0, 100_000, "truncated", 0, 0.2,
-                             0.15, 1.0, None, "uniform", True, 5)
+    w = _search.SearchWorker(FeudoGame(CoreState.from_reference(state), seat), 3, 1003, 0.0, 100_000, "truncated",
+                             0, 0.2, 0.15, None, True, 5)
     assert w.run() == "iterations"
     roots = w.world_roots()
     assert len(roots) == 5 and len(set(roots)) == 5

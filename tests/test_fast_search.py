@@ -19,7 +19,8 @@ from feudo_ai.bots import RandomBot
 from feudo_ai.evaluate import position_score
 
 # A missing extension is a collection error (the tests fail, never skip): python setup.py build_ext --inplace
-from feudo_ai import _search
+from feudo_ai import _feudo_game, _search
+from feudo_ai._feudo_game import FeudoGame
 from feudo_ai.fast_search import ISMCTSBot, search
 from feudo_ai.ismcts import _selects_later as selects_later
 
@@ -95,10 +96,10 @@ def test_c_worker_blanks_true_hidden_fields_itself() -> None:
     assert (other.sel_army, other.sel_trade) != (state.sel_army, state.sel_trade)
     results = []
     for s in (state, other):
-        w = _search.SearchWorker(CoreState.from_reference(s), seat, 99, 3000, 0.0, 100_000, "truncated", 0, 0.2,
-                                 0.15, 1.0, None)
+        w = _search.SearchWorker(FeudoGame(CoreState.from_reference(s), seat), 99, 3000, 0.0, 100_000, "truncated",
+                                 0, 0.2, 0.15, None)
         assert w.run() == "iterations"
-        results.append((w.root_stats(), w.stats()["nodes"], w.beliefs()))
+        results.append((w.root_stats(), w.stats()["nodes"], w.belief_counts()))
     assert results[0] == results[1]
 
 
@@ -113,8 +114,8 @@ def test_determinization_is_consistent_and_uses_public_facts_only(sampler: str) 
     core, core_other = CoreState.from_reference(state), CoreState.from_reference(other)
     worlds = set()
     for seed in range(30):
-        w = _search.determinize(core, seat, seed, sampler)
-        assert w.canonical() == _search.determinize(core_other, seat, seed, sampler).canonical()
+        w = _feudo_game.determinize(core, seat, seed, sampler)
+        assert w.canonical() == _feudo_game.determinize(core_other, seat, seed, sampler).canonical()
         ref = w.to_reference()
         assert ref.sel_army[seat] == state.sel_army[seat] and ref.sel_trade[seat] == state.sel_trade[seat]
         for q in range(g.num_players):
@@ -156,8 +157,8 @@ def test_weighted_sampler_matches_the_python_opponent_model() -> None:
     trade = {name: [[0.0] * len(g.ruleset.trading_cards) for _ in range(g.num_players)] for name in ("c", "py")}
     py_sampler = make_sampler("weighted", g, state.observation(seat))
     for i in range(n):
-        worlds = {"c": _search.determinize(core, seat, i, "weighted").to_reference(),
-                  "uniform": _search.determinize(core, seat, i, "uniform").to_reference()}
+        worlds = {"c": _feudo_game.determinize(core, seat, i, "weighted").to_reference(),
+                  "uniform": _feudo_game.determinize(core, seat, i, "uniform").to_reference()}
         d = py_sampler.sample_fields(py_rng)
         for q in range(g.num_players):
             if q == seat:
@@ -185,7 +186,7 @@ def test_merc_evidence_constrains_the_trading_card() -> None:
     seat = state.current_player()
     core = CoreState.from_reference(state)
     for seed in range(50):
-        ref = _search.determinize(core, seat, seed).to_reference()
+        ref = _feudo_game.determinize(core, seat, seed).to_reference()
         for q in range(state.num_players):
             if q != seat and state.merc_moved[q] > 0:
                 assert ref.shillings_of(q, ref.sel_trade[q]) >= state.merc_moved[q]
@@ -195,7 +196,7 @@ def test_c_evaluation_matches_python_position_score() -> None:
     n = 0
     for players in (2, 3, 4):
         for state in positions(players, seeds=(1, 2))[::4]:
-            scores, rewards = _search.evaluate_state(CoreState.from_reference(state))
+            scores, rewards = _feudo_game.evaluate_state(CoreState.from_reference(state))
             for p in range(players):
                 assert scores[p] == pytest.approx(position_score(state, p), abs=1e-9)
             assert sum(rewards) == pytest.approx(1.0)
@@ -223,8 +224,8 @@ def test_exp3_only_where_another_player_selects_later() -> None:
                 continue
             seat = state.current_player()
             later = selects_later(state, seat)
-            w = _search.SearchWorker(CoreState.from_reference(state), seat, 1, 50, 0.0, 10_000, "truncated", 0,
-                                     0.2, 0.15, 1.0, None)
+            w = _search.SearchWorker(FeudoGame(CoreState.from_reference(state), seat), 1, 50, 0.0, 10_000,
+                                     "truncated", 0, 0.2, 0.15, None)
             w.run()
             assert w.node_exp3(w.root_index(seat)) == later
             seen.add(later)
@@ -250,10 +251,10 @@ def test_last_selectors_picks_are_hidden_in_the_other_trees() -> None:
     first = state.current_player()
     second = 1 - first
     picks = [min(3, sum(state.army_held[q])) + 1 for q in range(2)]  # Army Cards, then the Trading Card
-    w = _search.SearchWorker(CoreState.from_reference(state), first, 3, 3000, 0.0, 100_000, "truncated", 0,
-                             0.2, 0.15, 1.0, None)
+    w = _search.SearchWorker(FeudoGame(CoreState.from_reference(state), first), 3, 3000, 0.0, 100_000,
+                             "truncated", 0, 0.2, 0.15, None)
     w.run()
-    hidden = -1  # LABEL_HIDDEN of feudo_ai/_search.pxd
+    hidden = -1  # LABEL_HIDDEN of feudo_ai/_game.pxd
     for depth in range(1, picks[first] + 1):  # the first selector's picks: its own in its tree, "?" in the other
         assert hidden not in _labels_at_depth(w, w.root_index(first), depth)
         assert set(_labels_at_depth(w, w.root_index(second), depth)) <= {hidden}
@@ -313,8 +314,8 @@ def test_threads_merge_root_statistics() -> None:
 
     merged: dict = {}
     for i, iters in enumerate((2001, 2000)):
-        w = _search.SearchWorker(CoreState.from_reference(_public(state)), state.current_player(), _derive(7, i),
-                                 iters, 0.0, 1_000_000, "truncated", 0, 0.2, 0.15, 1.0, None)
+        w = _search.SearchWorker(FeudoGame(CoreState.from_reference(_public(state)), state.current_player()),
+                                 _derive(7, i), iters, 0.0, 1_000_000, "truncated", 0, 0.2, 0.15, None)
         w.run()
         for a, (v, r) in w.root_stats().items():
             mv, mr = merged.get(a, (0, 0.0))
