@@ -21,8 +21,8 @@ public signature). As in Cowling et al.'s MO-ISMCTS the trees start at the searc
 hidden before the root is in no tree: every player's root node is what the seat's observation shows of that
 player (the seat's own selection, an opponent's revealed cards). An opponent therefore chooses its reveals
 with statistics merged over the hands it may hold (availability counts keep them consistent); keying its root
-by its sampled hand instead (``root_private=True``) splits its nodes over every hand and, measured, starves
-the tree: ISMCTS then lost 2.5/16 against PIMC at 200 iterations (quick benchmark). A node
+by its sampled hand instead (``root_private=True``) splits its nodes over every hand and starves the tree
+(measured: ``docs/search.md``). A node
 is created only for the player to act (the other trees would only record "?"/public edges that never drive a
 choice), one new node per iteration (plus a node cap for bounded memory). Nodes hold per-action visits,
 reward sums and **availability counts** ("the number of times the parent was visited while this child was
@@ -42,37 +42,36 @@ selection root is the most visited action (EXP3's average strategy's mode).
 Playouts. ``playout="random"``: uniformly random actions to the end of the game, reward = R19 returns.
 ``playout="truncated"``: random actions until ``playout_turns`` turns after the root's turn have ended (0: the
 end of the root's turn), then an evaluation. ``playout="eval"``: no random actions, the leaf itself is
-evaluated. ``playout="mixed"`` (default): "truncated" when the leaf is before the turn's moves (Diplomacy,
+evaluated. ``playout="mixed"`` (this reference only; the default of its bots): "truncated" when the leaf is before the turn's moves (Diplomacy,
 Strategy, Plague: an evaluation there cannot tell one secret selection from another, nothing has happened
 yet), "eval" otherwise. The evaluation is a softmax over the players of (VP + a small positional term,
 :func:`feudo_ai.evaluate.position_score`) divided by a temperature that shrinks as the end nears, read as win
 probabilities. ``policy="light"`` makes random playouts launch a declared attack only with every token that
-can join. Measured (2 players, ISMCTS against the greedy bot, seat-rotated, same seeds per comparison):
-reference engine, 20 games: truncated 60 iterations 0.40 (8.6 s/game), with the light policy 0.33, eval 60
-iterations 0.50 (2.4 s/game), eval 300 iterations 0.50; with c=0.2 and temperature 1 (the defaults) eval 60
-0.53 and eval 300 0.58; full random playouts 60 iterations 0.50 over 10 games at 33 s/game. With the core,
-200 iterations, 16 games: eval 0.44, mixed 0.56 (and 0.50 against PIMC with eval). All within noise at these
-sample sizes; "mixed" is the default because it is the only one that can value a selection at the root
-cheaply. The exploration constant is small because evaluated rewards differ by a few hundredths between
-moves; use c≈0.7 with random playouts (0/1 rewards).
+can join. "mixed" is the cheapest way to value a selection at the root; the measurements behind these choices
+are in ``docs/search.md``. The exploration constant is small because evaluated rewards differ by a few
+hundredths between moves; use c≈0.7 with random playouts (0/1 rewards).
 
-PIMC (:func:`pimc_search`): the classic determinized baseline: sample ``worlds`` worlds, run plain UCT on each
+PIMC (``algorithm="pimc"``): the classic determinized baseline: sample ``worlds`` worlds, run plain UCT on each
 as a perfect-information game (all actions visible to all players), sum the root visits (votes) across worlds.
 It suffers strategy fusion and lets opponents "see" selections; that is what it is for (a baseline).
 
-Limits: ``iterations``, ``time_limit`` (seconds), ``deadline`` (``time.monotonic()`` value), a ``cancel``
+Limits (options): ``iterations``, ``seconds``, ``deadline`` (a ``time.monotonic()`` value), a ``cancel``
 ``threading.Event`` polled between iterations and inside playouts (so it stops within a few ms), and
-``max_nodes``. Same seed and same iteration budget give the same advice. ``workers > 1`` runs root-parallel
+``max_nodes``. Same seed and same iteration budget give the same advice. ``threads > 1`` runs root-parallel
 searches (threads or processes, seeds derived from the seed) and merges their root statistics and beliefs;
 the Python tree code holds the GIL, so threads gain only while the core runs a random playout in C (GIL
 released); ``parallel="process"`` scales on free cores (the principal variation is then only the best action).
 
-Engines. Worlds are built as reference :class:`engine.State` objects (validated by ``state_from_dict``) and
-converted to the Cython core's ``CoreState`` when it is built (:func:`feudo_ai.sampler.to_search_state`,
-``set_backend("reference")`` or FEUDO_SEARCH_BACKEND=reference to opt out); the search only uses the
-OpenSpiel-style API plus the public fields the evaluation reads, so it runs on either, and with "eval" or
-"truncated" playouts gives the same advice on both (tested). Random playouts use the core's
-``random_playout`` (C, GIL released) when available.
+Engines. Worlds are built as reference :class:`engine.State` objects (validated by ``state_from_dict``) and,
+with ``SearchOptions(engine="core")`` (the default), converted to the Cython core's ``CoreState``; a world the
+core cannot take is an error, never a silent fall back to the reference. ``engine="reference"`` keeps them on
+the reference engine. The search only uses the OpenSpiel-style API plus the public fields the evaluation
+reads, so it runs on either, and with "eval" or "truncated" playouts gives the same advice on both (tested).
+Random playouts use the core's ``random_playout`` (C, GIL released) on the core.
+
+Options: :class:`feudo_ai.advice.SearchOptions`, the vocabulary of the C search too (:func:`search`, reached
+through :func:`feudo_ai.advise` with ``backend="python"``); both return the same
+:class:`feudo_ai.advice.Advice`, and ``tests/test_search_agreement.py`` checks that they agree.
 """
 
 from __future__ import annotations
@@ -82,16 +81,17 @@ import random
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
-from dataclasses import asdict, dataclass, fields, replace
-from typing import Any
+from dataclasses import dataclass, replace
 
 from engine.record import sample_chance
 from engine.state import Phase
 
+from .advice import (Advice, SearchOptions, deadline_of, derive_seed, now, public_root, search_advice,
+                     split_budget)
 from .bots import Bot
 from .cancel import forward_cancel
 from .evaluate import position_score
-from .sampler import make_sampler, to_search_state
+from .sampler import make_sampler
 
 PLAYOUTS = ("truncated", "random", "eval", "mixed")
 _BEFORE_MOVES = (int(Phase.SELECT), int(Phase.CHANCE_PLAGUE), int(Phase.CHOOSE_ORDER), int(Phase.CHANCE_DECIDER))
@@ -101,6 +101,10 @@ _SELECT = int(Phase.SELECT)
 
 @dataclass
 class SearchConfig:
+    """The internal configuration of one run (built from :class:`~feudo_ai.advice.SearchOptions` by
+    :func:`search`; ``policy``, ``root_private`` and ``parallel`` are the reference's experimental knobs, see the
+    module docstring)."""
+
     iterations: int | None = 1000  # None: no iteration limit (then a time limit or deadline is needed)
     time_limit: float | None = None  # seconds of wall time
     deadline: float | None = None  # absolute time.monotonic() value
@@ -117,6 +121,7 @@ class SearchConfig:
     parallel: str = "process"  # "process" or "thread"
     worlds: int = 8  # PIMC only: number of determinizations
     seed: int = 0
+    engine: str = "core"  # worlds on the Cython core ("core") or the reference engine ("reference")
 
     def validate(self) -> "SearchConfig":
         if self.iterations is None and self.time_limit is None and self.deadline is None:
@@ -131,28 +136,9 @@ class SearchConfig:
             raise ValueError(f"parallel: expected 'process' or 'thread', got {self.parallel!r}")
         if self.workers < 1 or self.max_nodes < 1 or self.worlds < 1:
             raise ValueError("workers, max_nodes and worlds must be positive")
+        if self.engine not in ("core", "reference"):
+            raise ValueError(f"engine: expected 'core' or 'reference', got {self.engine!r}")
         return self
-
-
-@dataclass
-class Alternative:
-    action: int
-    text: str
-    visits: int
-    mean: float  # mean reward of the seat (win probability estimate)
-
-
-@dataclass
-class Advice:
-    best: int
-    best_text: str
-    alternatives: list[Alternative]  # ranked, most visited first
-    pv: list[tuple[int, str]]  # principal variation for the rest of the seat's own consecutive actions
-    beliefs: dict[int, dict[str, list[float]]]  # per opponent: P(army card t selected), P(trading card c)
-    stats: dict[str, Any]
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 class Node:
@@ -240,7 +226,12 @@ class _Searcher:
                 self.belief_trade[q][d["sel_trade"][q]] += 1
         from engine.serialize import state_from_dict
 
-        return to_search_state(state_from_dict(self.game, d)), d
+        world = state_from_dict(self.game, d)
+        if self.cfg.engine == "core":
+            from engine.core import CoreState  # an ImportError (core not built) is an error, never a fallback
+
+            world = CoreState.from_reference(world)
+        return world, d
 
     def _root_keys(self, d: dict) -> list[int]:
         if self.perfect:
@@ -506,10 +497,11 @@ def _summary(s: _Searcher) -> dict:
     root = s._root_override if s._root_override is not None else s.root_stats()
     return {"root": root, "iterations": s.iterations, "worlds": s.worlds, "nodes": s.nodes,
             "max_depth": s.max_depth, "stop": s.stop, "belief_army": s.belief_army,
-            "belief_trade": s.belief_trade, "searcher": s}
+            "belief_trade": s.belief_trade, "searcher": s, "elapsed": s.elapsed}
 
 
-def _search(kind: str, game, obs: dict, cfg: SearchConfig, cancel: threading.Event | None) -> Advice:
+def _run_all(kind: str, game, obs: dict, cfg: SearchConfig, cancel: threading.Event | None) -> list[dict]:
+    """Run the search (root-parallel workers when ``cfg.workers > 1``): the workers' summaries."""
     cfg.validate()
     started = time.monotonic()
     if cfg.deadline is None and cfg.time_limit is not None:
@@ -523,7 +515,7 @@ def _search(kind: str, game, obs: dict, cfg: SearchConfig, cancel: threading.Eve
             iters = None
             if cfg.iterations is not None:
                 iters = max(1, cfg.iterations // cfg.workers + (1 if i < cfg.iterations % cfg.workers else 0))
-            subs.append(replace(cfg, workers=1, iterations=iters, seed=_derive(cfg.seed, i)))
+            subs.append(replace(cfg, workers=1, iterations=iters, seed=derive_seed(cfg.seed, i)))
         if cfg.parallel == "thread":
             with ThreadPoolExecutor(cfg.workers) as ex:
                 summaries = list(ex.map(lambda c: _summary(runner(game, obs, c, cancel)), subs))
@@ -539,7 +531,7 @@ def _search(kind: str, game, obs: dict, cfg: SearchConfig, cancel: threading.Eve
                     summaries = [f.result() for f in futs]
             # the PV needs a tree: rebuild it locally is too costly; use a short local search's tree instead
             summaries[0]["searcher"] = None
-    return _advice(kind, game, obs, cfg, summaries, time.monotonic() - started)
+    return summaries
 
 
 def _worker_noobj(args) -> dict:
@@ -548,34 +540,22 @@ def _worker_noobj(args) -> dict:
     return d
 
 
-def _derive(seed: int, i: int) -> int:
-    return (int(seed) * 1_000_003 + 7919 * (i + 1)) & 0x7FFFFFFF
-
-
-def _advice(kind: str, game, obs: dict, cfg: SearchConfig, summaries: list[dict], elapsed: float) -> Advice:
+def _advice(kind: str, game, obs: dict, cfg: SearchConfig, summaries: list[dict], started: float,
+            opts: SearchOptions) -> Advice:
     from engine.serialize import state_from_dict
 
     from .sampler import observation_fields
 
     seat = obs["seat"]
-    visits: dict[int, int] = {}
-    total: dict[int, float] = {}
+    root: dict[int, tuple[int, float]] = {}
     for s in summaries:
         for a, (v, t) in s["root"].items():
-            visits[a] = visits.get(a, 0) + v
-            total[a] = total.get(a, 0.0) + t
+            mv, mt = root.get(a, (0, 0.0))
+            root[a] = (mv + v, mt + t)
     probe = state_from_dict(game, observation_fields(obs))
     legal = probe.legal_actions()
-    for a in list(visits):
-        if a not in legal:  # cannot happen for an honest root (the seat's legal actions are known); be safe
-            visits.pop(a)
-            total.pop(a)
-    ranked = sorted(visits, key=lambda a: (-visits[a], -total[a] / visits[a], a))
-    alternatives = [Alternative(a, probe.action_to_string(a), visits[a], total[a] / visits[a]) for a in ranked]
-    if ranked:
-        best = ranked[0]
-    else:
-        best = legal[0]  # no iteration finished (e.g. cancelled at once): first legal action
+    ranked = sorted((a for a in root if a in legal), key=lambda a: (-root[a][0], -root[a][1] / root[a][0], a))
+    best = ranked[0] if ranked else legal[0]
     worlds = sum(s["worlds"] for s in summaries)
     beliefs: dict[int, dict[str, list[float]]] = {}
     n, k = game.num_players, game.num_tokens
@@ -583,25 +563,17 @@ def _advice(kind: str, game, obs: dict, cfg: SearchConfig, summaries: list[dict]
         if q == seat:
             continue
         army = [sum(s["belief_army"][q][t] for s in summaries) / max(1, worlds) for t in range(k)]
-        trade_counts = [sum(s["belief_trade"][q][c] for s in summaries) for c in range(len(game.ruleset.trading_cards))]
+        trade_counts = [sum(s["belief_trade"][q][c] for s in summaries)
+                        for c in range(len(game.ruleset.trading_cards))]
         tt = sum(trade_counts)
         beliefs[q] = {"army": army, "trade": [x / tt if tt else 0.0 for x in trade_counts]}
-    iterations = sum(s["iterations"] for s in summaries)
-    pv = _principal_variation(summaries[0].get("searcher"), probe, seat, best)
-    stats = {
-        "algorithm": kind,
-        "iterations": iterations,
-        "worlds_sampled": worlds,
-        "nodes": sum(s["nodes"] for s in summaries),
-        "max_depth": max(s["max_depth"] for s in summaries),
-        "elapsed": elapsed,
-        "iterations_per_s": iterations / elapsed if elapsed > 0 else None,
-        "stopped_by": summaries[0]["stop"],
-        "workers": len(summaries),
-        "playout": cfg.playout,
-        "seed": cfg.seed,
-    }
-    return Advice(best, probe.action_to_string(best), alternatives, pv, beliefs, stats)
+    return search_advice(
+        probe, seat, opts, root, _principal_variation(summaries[0].get("searcher"), probe, seat, best), beliefs,
+        list(obs["selected_count"]), iterations=sum(s["iterations"] for s in summaries),
+        nodes=sum(s["nodes"] for s in summaries), elapsed=now() - started,
+        search_seconds=max(s["elapsed"] for s in summaries), stopped_by=summaries[0]["stop"], pool_full=False,
+        max_depth=max(s["max_depth"] for s in summaries), worlds=worlds,
+        worker_iterations=tuple(s["iterations"] for s in summaries))
 
 
 def _principal_variation(searcher: _Searcher | None, probe, seat: int, best: int) -> list[tuple[int, str]]:
@@ -648,31 +620,43 @@ def _principal_variation(searcher: _Searcher | None, probe, seat: int, best: int
 
 
 # -- public API ------------------------------------------------------------------------------------------------
-def _config(kwargs: dict) -> SearchConfig:
-    names = {f.name for f in fields(SearchConfig)}
-    bad = [k for k in kwargs if k not in names]
-    if bad:
-        raise ValueError(f"unknown search parameter(s) {', '.join(bad)}; known: {', '.join(sorted(names))}")
-    return SearchConfig(**kwargs)
+def config(opts: SearchOptions, *, policy: str = "uniform", root_private: bool = False,
+           parallel: str = "process") -> SearchConfig:
+    """The run configuration of ``opts`` (plus the reference's experimental knobs): the one mapping from the
+    options vocabulary to this module."""
+    opts.validate()
+    started = now()
+    return SearchConfig(iterations=opts.budget, deadline=deadline_of(opts, started), c=opts.c,
+                        exp3_gamma=opts.exp3_gamma, playout=opts.playout, playout_turns=opts.playout_turns,
+                        policy=policy, vp_temperature=opts.temperature, sampler=opts.sampler,
+                        root_private=root_private, max_nodes=opts.max_nodes if opts.max_nodes is not None else 100_000,
+                        workers=opts.threads, parallel=parallel, worlds=opts.worlds, seed=opts.seed,
+                        engine=opts.engine).validate()
 
 
-def ismcts_search(game, obs: dict, cancel: threading.Event | None = None, **params) -> Advice:
-    """MO-ISMCTS from one seat's observation (``state.observation(seat)``); see the module docstring."""
-    return _search("ismcts", game, obs, _config(params), cancel)
+def search(position, seat: int | None = None, options: SearchOptions | None = None, *,
+           cancel: threading.Event | None = None, policy: str = "uniform", root_private: bool = False,
+           parallel: str = "process") -> Advice:
+    """The Python reference backend of :func:`feudo_ai.advise` (``SearchOptions(backend="python")``): one search
+    for ``seat`` (the player to act) in ``position`` from ``position.observation(seat)`` only; the same options
+    and the same :class:`~feudo_ai.advice.Advice` as :func:`feudo_ai.fast_search.search` (``options.backend`` is
+    ignored). ``policy``, ``root_private``, ``parallel``: experimental knobs of this reference (module docstring).
 
-
-def pimc_search(game, obs: dict, cancel: threading.Event | None = None, **params) -> Advice:
-    """Determinized UCT (PIMC) from one seat's observation; see the module docstring."""
-    return _search("pimc", game, obs, _config(params), cancel)
-
-
-def advise(state, seat: int | None = None, algorithm: str = "ismcts", cancel: threading.Event | None = None,
-           **params) -> Advice:
-    """Convenience: advice for ``seat`` (default: the player to act) from ``state.observation(seat)`` only."""
-    seat = state.current_player() if seat is None else seat
-    obs = state.observation(seat)
-    fn = pimc_search if algorithm == "pimc" else ismcts_search
-    return fn(state.game, obs, cancel=cancel, **params)
+    :raises ValueError: a bad option or seat.
+    """
+    started = now()
+    opts = SearchOptions() if options is None else options
+    if not isinstance(opts, SearchOptions):
+        raise ValueError(f"options: expected SearchOptions, got {type(opts).__name__}")
+    if seat is None and hasattr(position, "current_player"):
+        seat = position.current_player()
+    probe, _ = public_root(position, seat)
+    cfg = config(opts, policy=policy, root_private=root_private, parallel=parallel)
+    ref = position.to_reference() if hasattr(position, "to_reference") else position
+    obs = ref.observation(seat)  # the selected counts of the true position (the probe has the hidden ones blank)
+    kind = "pimc" if opts.algorithm == "pimc" else "ismcts"
+    summaries = _run_all(kind, probe.game, obs, cfg, cancel)
+    return _advice(kind, probe.game, obs, cfg, summaries, started, opts)
 
 
 class _SearchBot(Bot):
@@ -681,26 +665,30 @@ class _SearchBot(Bot):
 
     def __init__(self, seed: int = 0, **params):
         super().__init__(seed)
-        self.params = {**self.defaults, **params}
-        self.params.pop("seed", None)
-        _config(dict(self.params)).validate()  # fail early on bad parameters
+        params.pop("seed", None)
+        for fixed in ("algorithm", "backend"):
+            if fixed in params:
+                raise ValueError(f"unknown {self.name} parameter {fixed} (fixed by the bot)")
+        # fail early on bad parameters
+        self.options = SearchOptions.from_dict({**self.defaults, **params, "algorithm": self.algorithm,
+                                                "backend": "python"})
         self.last_advice: Advice | None = None
 
     def choose(self, state) -> int:
-        seat = state.current_player()
-        obs = state.observation(seat)
-        fn = pimc_search if self.algorithm == "pimc" else ismcts_search
-        advice = fn(state.game, obs, seed=self.rng.getrandbits(31), **self.params)
+        from .advice import advise
+
+        advice = advise(state, state.current_player(), self.options.replace(seed=self.rng.getrandbits(31)))
         self.last_advice = advice
         return advice.best
 
 
 class PyISMCTSBot(_SearchBot):
-    """Bot "ismcts-py": this module's MO-ISMCTS (default 300 iterations)."""
+    """Bot "ismcts-py": this module's MO-ISMCTS through :func:`feudo_ai.advise` (default 300 iterations, the
+    "mixed" playout)."""
 
     name = "ismcts-py"
     algorithm = "ismcts"
-    defaults = {"iterations": 300}
+    defaults = {"iterations": 300, "playout": "mixed"}
 
 
 class PyPIMCBot(_SearchBot):
@@ -708,4 +696,4 @@ class PyPIMCBot(_SearchBot):
 
     name = "pimc-py"
     algorithm = "pimc"
-    defaults = {"iterations": 300, "worlds": 6}
+    defaults = {"iterations": 300, "worlds": 6, "playout": "mixed"}

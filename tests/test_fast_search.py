@@ -21,9 +21,11 @@ from feudo_ai.evaluate import position_score
 # A missing extension is a collection error (the tests fail, never skip): python setup.py build_ext --inplace
 from feudo_ai import _feudo_game, _search
 from feudo_ai._feudo_game import FeudoGame
-from feudo_ai.fast_search import ISMCTSBot, search
+from feudo_ai.advice import SearchOptions, derive_seed
+from feudo_ai.fast_search import ISMCTSBot
 from feudo_ai.ismcts import _selects_later as selects_later
 
+from search_helpers import c_search as search  # noqa: E402 - one C search, SearchOptions names
 from search_helpers import (advice_key, cancel_after, find_position, hidden_of_others, hidden_position, positions,
                             score_against_random, with_other_selections)
 
@@ -35,10 +37,10 @@ def test_returns_legal_actions_on_many_positions() -> None:
             advice = search(state, iterations=300, seed=5)
             assert advice.best in legal
             assert all(a.action in legal for a in advice.alternatives)
-            assert advice.stats["iterations"] == 300
+            assert advice.stats.iterations == 300
             if len(legal) > 1:
                 assert sum(a.visits for a in advice.alternatives) == 300  # every iteration chose at the root
-            assert advice.pv and advice.pv[0][0] == advice.best
+            assert advice.plan and advice.plan[0].action == advice.best
 
 
 def test_core_state_input_and_same_answer_as_reference() -> None:
@@ -207,11 +209,11 @@ def test_c_evaluation_matches_python_position_score() -> None:
 def test_node_cap_respected_and_iterations_continue() -> None:
     state = hidden_position()
     advice = search(state, iterations=3000, max_nodes=300, seed=1)
-    assert advice.stats["nodes"] <= 300
-    assert advice.stats["iterations"] == 3000
+    assert advice.stats.nodes <= 300
+    assert advice.stats.iterations == 3000
     assert advice.best in state.legal_actions()
     two = search(state, iterations=3000, max_nodes=300, seed=1, threads=2)
-    assert two.stats["nodes"] <= 600 and two.stats["iterations"] == 3000
+    assert two.stats.nodes <= 600 and two.stats.iterations == 3000
 
 
 def test_exp3_only_where_another_player_selects_later() -> None:
@@ -271,9 +273,9 @@ def test_default_pool_is_sized_to_the_budget() -> None:
     state = positions(4, seeds=(1,))[2]
     for kw in ({}, {"algorithm": "pimc"}, {"threads": 2}):
         advice = search(state, iterations=20000, seed=1, **kw)
-        assert not advice.stats["pool_full"]
-        assert advice.stats["nodes"] > 20000  # the trees did grow (ISMCTS: a node per tree and iteration or more)
-    assert search(state, iterations=2000, max_nodes=50, seed=1).stats["pool_full"]
+        assert not advice.stats.pool_full
+        assert advice.stats.nodes > 20000  # the trees did grow (ISMCTS: a node per tree and iteration or more)
+    assert search(state, iterations=2000, max_nodes=50, seed=1).stats.pool_full
 
 
 @pytest.mark.parametrize("kind", ["flag", "event"])
@@ -287,8 +289,8 @@ def test_cancel_stops_within_50ms(kind: str) -> None:
         advice, latency = cancel_after(search, cancel, state=state, seconds=30.0, threads=2, playout="random",
                                        seed=trial)
         latencies.append(latency)
-        assert advice.stats["stopped_by"] == "cancelled"
-        assert advice.stats["iterations"] > 0
+        assert advice.stats.stopped_by == "cancelled"
+        assert advice.stats.iterations > 0
         assert advice.best in state.legal_actions()
     assert sorted(latencies)[1] < 0.05, latencies
     assert max(latencies) < 1.0, latencies
@@ -299,23 +301,22 @@ def test_time_budget() -> None:
     t0 = time.monotonic()
     advice = search(state, seconds=0.2, seed=1)
     assert time.monotonic() - t0 < 0.5
-    assert advice.stats["stopped_by"] == "time" and advice.stats["iterations"] > 100
+    assert advice.stats.stopped_by == "time" and advice.stats.iterations > 100
 
 
 def test_threads_merge_root_statistics() -> None:
     state = hidden_position()
     two = search(state, iterations=4001, threads=2, seed=7)
-    assert two.stats["workers"] == 2
-    assert two.stats["worker_iterations"] == [2001, 2000]
-    assert two.stats["iterations"] == sum(two.stats["worker_iterations"]) == 4001
+    assert two.stats.threads == 2
+    assert two.stats.worker_iterations == (2001, 2000)
+    assert two.stats.iterations == sum(two.stats.worker_iterations) == 4001
     assert sum(a.visits for a in two.alternatives) == 4001
     # the merged statistics are the sums of the single workers' (worker i is seeded by seed and i)
-    from feudo_ai.fast_search import _derive
 
     merged: dict = {}
     for i, iters in enumerate((2001, 2000)):
         w = _search.SearchWorker(FeudoGame(CoreState.from_reference(_public(state)), state.current_player()),
-                                 _derive(7, i), iters, 0.0, 1_000_000, "truncated", 0, 0.2, 0.15, None)
+                                 derive_seed(7, i), iters, 0.0, 1_000_000, "truncated", 0, 0.2, 0.15, None)
         w.run()
         for a, (v, r) in w.root_stats().items():
             mv, mr = merged.get(a, (0, 0.0))
@@ -335,12 +336,14 @@ def test_argument_validation_names_the_argument() -> None:
     bad = [({"iterations": 0}, "iterations"), ({"seconds": -1}, "seconds"), ({"threads": 0}, "threads"),
            ({"max_nodes": 3}, "max_nodes"), ({"playout": "x"}, "playout"), ({"seat": 9}, "seat"),
            ({"c": -1}, "c"), ({"exp3_gamma": 0}, "exp3_gamma"), ({"temperature": 0}, "temperature"),
-           ({"cancel": 3}, "cancel"), ({"seed": 1.5}, "seed"), ({"playout_turns": -1}, "playout_turns"),
+           ({"seed": 1.5}, "seed"), ({"playout_turns": -1}, "playout_turns"),
            ({"algorithm": "alphabeta"}, "algorithm"), ({"sampler": "psychic"}, "sampler"), ({"worlds": 0}, "worlds"),
            ({"algorithm": "pimc", "worlds": 40, "max_nodes": 20}, "max_nodes")]
     for kw, name in bad:
         with pytest.raises(ValueError, match=name):
             search(state, **kw)
+    with pytest.raises(ValueError, match="cancel"):
+        search(state, cancel=3)
     with pytest.raises(ValueError, match="seat"):
         search(state, seat=1 - state.current_player(), iterations=10)
     with pytest.raises(ValueError, match="nonsense"):
