@@ -20,7 +20,7 @@ def _at_select(seat_to_act: int = 0, players: int = 4):
 
 def _comparable(advice) -> dict:
     d = advice.to_dict()
-    for k in ("elapsed", "iterations_per_s"):
+    for k in ("elapsed", "iterations_per_s", "search_seconds"):  # timings
         d["stats"].pop(k)
     return d
 
