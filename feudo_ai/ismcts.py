@@ -24,7 +24,8 @@ with statistics merged over the hands it may hold (availability counts keep them
 by its sampled hand instead (``root_private=True``) splits its nodes over every hand and starves the tree
 (measured: ``docs/search.md``). A node
 is created only for the player to act (the other trees would only record "?"/public edges that never drive a
-choice), one new node per iteration (plus a node cap for bounded memory). Nodes hold per-action visits,
+choice), and a walk leaves the tree right after the first untried action it takes (as the C search does: at
+most one new node per iteration; plus a node cap for bounded memory). Nodes hold per-action visits,
 reward sums and **availability counts** ("the number of times the parent was visited while this child was
 available", Cowling et al. 2012), which replace the parent visit count in UCB because an action may exist in
 only some of the worlds that share an information set. Rewards are per-player vectors; each node is scored
@@ -266,6 +267,7 @@ class _Searcher:
             legal = state.legal_actions()
             phase = state.phase
             hidden = (not perfect) and phase == _SELECT
+            expanded = False
             if len(legal) == 1:
                 a = legal[0]
             else:
@@ -280,9 +282,12 @@ class _Searcher:
                     self.nodes += 1
                     created = True
                 a, prob = self._select(node, legal, rng)
+                expanded = a not in node.visits  # an untried action: the iteration leaves the tree after it
                 path.append((node, a, legal, prob))
                 depth += 1
             state.apply_action(a)
+            if expanded:
+                break  # (as the C search: the leaf is the position right after the expanded action)
             if hidden:
                 keys = [_key(k, a if q == p else HIDDEN) for q, k in enumerate(keys)]
             else:

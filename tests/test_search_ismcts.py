@@ -214,10 +214,9 @@ def test_secret_selection_is_hidden_inside_the_tree(first_select) -> None:
     my_root = s.tree[(seat, s._root_key())]
     assert my_root.exp3
     assert len(my_root.visits) > 1
-    # every iteration that got past my selection reached the same node of the next player
-    reached = sum(1 for n in s.tree.values() if n.player == nxt and n.exp3 and sum(n.avail.values()) > 0
-                  and n is node)
-    assert reached == 1 and node.n >= 0.5 * s.iterations - 50
+    # the iterations that got past my selection, whatever I picked, reached this one node of the next player
+    # (keyed by four "?"); a walk stops after an untried pick, so a part of them gets that far
+    assert node.n >= 0.2 * s.iterations
 
 
 def test_last_selector_uses_ucb_behind_hidden_picks() -> None:
