@@ -92,6 +92,10 @@ class Sampler:
                 continue
             revealed = [t for t in range(k) if obs["revealed"][q][t]]
             count = obs["selected_count"][q]
+            if obs["sel_done"][q]:
+                # a player done selecting holds min(army_cards_selected, held) selected cards (R6), a public fact
+                # (also for the players feudo_ai.advise marks done when a later seat asks out of turn)
+                count = min(game.ruleset.army_cards_selected, sum(obs["army_held"][q]))
             hidden_n = count - len(revealed)
             candidates = [t for t in range(k) if obs["army_held"][q][t] and not obs["revealed"][q][t]]
             if hidden_n < 0 or hidden_n > len(candidates):

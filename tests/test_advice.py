@@ -92,6 +92,20 @@ def test_a_later_seat_asks_for_its_selection_while_another_is_to_act():
         _check_selection(state, advice, seat)
 
 
+@pytest.mark.parametrize("backend,iterations", [("c", 800), ("python", 60)])
+def test_out_of_turn_beliefs_cover_whole_selections_on_both_backends(backend, iterations):
+    """Seat 3 asks while seat 0 is to act: seats 0-2 are treated as done selecting, so each world gives each of
+    them min(army_cards_selected, held) Army Cards (R6) and one Trading Card, on the C and the Python backend."""
+    state = _at_select(0)
+    advice = advise(state, 3, SearchOptions(iterations=iterations, seed=2, backend=backend))
+    need = state.game.ruleset.army_cards_selected
+    for q in (0, 1, 2):
+        army = sum(b.probability for b in advice.beliefs if b.player == q and b.kind == "army")
+        trade = sum(b.probability for b in advice.beliefs if b.player == q and b.kind == "trading")
+        assert army == pytest.approx(min(need, sum(state.army_held[q]))), (backend, q)
+        assert trade == pytest.approx(1.0), (backend, q)
+
+
 def test_seat_with_nothing_pending_is_refused():
     state = _at_select(0)
     # seat 0 selects: afterwards seat 0 has nothing pending in the Strategy phase
