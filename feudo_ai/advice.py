@@ -10,7 +10,12 @@
 Every caller (bots, CLI, the Advisor service, the arena, benchmarks) goes through :func:`advise`, so there is
 one options vocabulary (:class:`SearchOptions`, validated in one place) and one answer (:class:`Advice`) whichever
 search runs it: the C MO-ISMCTS / PIMC (``backend="c"``, :mod:`feudo_ai.fast_search`) or the readable Python
-reference (``backend="python"``, :mod:`feudo_ai.ismcts`). The backend is an explicit option, never a global.
+reference (``backend="python"``, :mod:`feudo_ai.ismcts`). The backend is an explicit option, never a global, and
+so is the engine of the Python reference's worlds (``engine``). Each backend's ``search`` runs one search from a
+position where the seat is to act and returns an :class:`Advice` built by :func:`search_advice`; the clock
+(:func:`now`), the seeds (:func:`derive_seed`), the limits (:func:`deadline_of`, :func:`split_budget`) and the
+labelled beliefs (:func:`belief_list`) are defined here once for both. Design and measured figures:
+``docs/search.md``.
 
 Honesty (R22, R25): the search is handed the seat's observation only. A full state is projected to
 ``state.observation(seat)`` before anything else looks at it, so two states that differ only in cards hidden from

@@ -44,7 +44,7 @@ import threading
 
 from .advice import (Advice, SearchOptions, deadline_of, derive_seed, now, public_root, search_advice,
                      split_budget)
-from .bots import Bot
+from .bots import AdviceBot
 from .cancel import forward_cancel
 
 try:
@@ -172,8 +172,8 @@ def _pv(worker, probe, seat: int, best: int | None) -> list[tuple[int, str]]:
     return pv
 
 
-class ISMCTSBot(Bot):
-    """Bot "ismcts": plays :func:`feudo_ai.advise`'s best action with the C MO-ISMCTS (default 5000 iterations,
+class ISMCTSBot(AdviceBot):
+    """Bot "ismcts": plays :func:`feudo_ai.advise`'s answer with the C MO-ISMCTS (default 5000 iterations,
     1 thread). Parameters are :class:`~feudo_ai.advice.SearchOptions` fields (``iterations``, ``seconds``,
     ``threads``, ``playout``, ``sampler``, ...); the seed comes from the bot's own generator."""
 
@@ -193,14 +193,6 @@ class ISMCTSBot(Bot):
         # fail at construction, not at the first decision
         self.options = SearchOptions.from_dict({**self.defaults, **params, "algorithm": self.algorithm,
                                                 "backend": "c"})
-        self.last_advice: Advice | None = None
-
-    def choose(self, state) -> int:
-        from .advice import advise
-
-        advice = advise(state, state.current_player(), self.options.replace(seed=self.rng.getrandbits(31)))
-        self.last_advice = advice
-        return advice.best
 
 
 class PIMCBot(ISMCTSBot):

@@ -43,9 +43,9 @@ selection root is the most visited action (EXP3's average strategy's mode).
 Playouts. ``playout="random"``: uniformly random actions to the end of the game, reward = R19 returns.
 ``playout="truncated"``: random actions until ``playout_turns`` turns after the root's turn have ended (0: the
 end of the root's turn), then an evaluation. ``playout="eval"``: no random actions, the leaf itself is
-evaluated. ``playout="mixed"`` (this reference only; the default of its bots): "truncated" when the leaf is before the turn's moves (Diplomacy,
-Strategy, Plague: an evaluation there cannot tell one secret selection from another, nothing has happened
-yet), "eval" otherwise. The evaluation is a softmax over the players of (VP + a small positional term,
+evaluated. ``playout="mixed"`` (this reference only; the default of its bots): "truncated" when the leaf is
+before the turn's moves (Diplomacy, Strategy, Plague: an evaluation there cannot tell one secret selection from
+another, nothing has happened yet), "eval" otherwise. The evaluation is a softmax over the players of (VP + a small positional term,
 :func:`feudo_ai.evaluate.position_score`) divided by a temperature that shrinks as the end nears, read as win
 probabilities. ``policy="light"`` makes random playouts launch a declared attack only with every token that
 can join. "mixed" is the cheapest way to value a selection at the root; the measurements behind these choices
@@ -89,7 +89,7 @@ from engine.state import Phase
 
 from .advice import (Advice, SearchOptions, deadline_of, derive_seed, now, public_root, search_advice,
                      split_budget)
-from .bots import Bot
+from .bots import AdviceBot
 from .cancel import forward_cancel
 from .evaluate import position_score
 from .sampler import make_sampler
@@ -97,6 +97,7 @@ from .sampler import make_sampler
 PLAYOUTS = ("truncated", "random", "eval", "mixed")
 _BEFORE_MOVES = (int(Phase.SELECT), int(Phase.CHANCE_PLAGUE), int(Phase.CHOOSE_ORDER), int(Phase.CHANCE_DECIDER))
 HIDDEN = -1  # the observation of another player's secret pick ("?")
+DEFAULT_MAX_NODES = 100_000  # node cap of this reference when SearchOptions.max_nodes is None
 _SELECT = int(Phase.SELECT)
 
 
@@ -117,7 +118,7 @@ class SearchConfig:
     vp_temperature: float = 1.0  # eval/truncated playouts: softmax temperature of scores at the start of the game
     sampler: str = "uniform"  # "uniform" or "weighted"
     root_private: bool = False  # opponents' root information sets split by their own (sampled) selection
-    max_nodes: int = 100_000  # node cap (bounded memory): no node is created beyond it
+    max_nodes: int = DEFAULT_MAX_NODES  # node cap (bounded memory): no node is created beyond it
     workers: int = 1  # root-parallel searches
     parallel: str = "process"  # "process" or "thread"
     worlds: int = 8  # PIMC only: number of determinizations
@@ -631,12 +632,12 @@ def config(opts: SearchOptions, *, policy: str = "uniform", root_private: bool =
     options vocabulary to this module."""
     opts.validate()
     started = now()
+    max_nodes = opts.max_nodes if opts.max_nodes is not None else DEFAULT_MAX_NODES
     return SearchConfig(iterations=opts.budget, deadline=deadline_of(opts, started), c=opts.c,
                         exp3_gamma=opts.exp3_gamma, playout=opts.playout, playout_turns=opts.playout_turns,
                         policy=policy, vp_temperature=opts.temperature, sampler=opts.sampler,
-                        root_private=root_private, max_nodes=opts.max_nodes if opts.max_nodes is not None else 100_000,
-                        workers=opts.threads, parallel=parallel, worlds=opts.worlds, seed=opts.seed,
-                        engine=opts.engine).validate()
+                        root_private=root_private, max_nodes=max_nodes, workers=opts.threads, parallel=parallel,
+                        worlds=opts.worlds, seed=opts.seed, engine=opts.engine).validate()
 
 
 def search(position, seat: int | None = None, options: SearchOptions | None = None, *,
@@ -664,7 +665,7 @@ def search(position, seat: int | None = None, options: SearchOptions | None = No
     return _advice(kind, probe.game, obs, cfg, summaries, started, opts)
 
 
-class _SearchBot(Bot):
+class _SearchBot(AdviceBot):
     algorithm = "ismcts"
     defaults: dict = {}
 
@@ -677,14 +678,6 @@ class _SearchBot(Bot):
         # fail early on bad parameters
         self.options = SearchOptions.from_dict({**self.defaults, **params, "algorithm": self.algorithm,
                                                 "backend": "python"})
-        self.last_advice: Advice | None = None
-
-    def choose(self, state) -> int:
-        from .advice import advise
-
-        advice = advise(state, state.current_player(), self.options.replace(seed=self.rng.getrandbits(31)))
-        self.last_advice = advice
-        return advice.best
 
 
 class PyISMCTSBot(_SearchBot):

@@ -366,3 +366,25 @@ def test_beats_random_two_players() -> None:
     # measured: 18.5/20 at 300 iterations (seeds 0-19), 9/10 at 2000; this seeded run is deterministic
     score = score_against_random(lambda g: ISMCTSBot(seed=g, iterations=300), games=10)
     assert score >= 8.0, score
+
+
+def test_bot_decides_its_whole_selection_at_the_first_pick() -> None:
+    """R6: the selection is one simultaneous decision: the bot asks feudo_ai.advise once at its first pick and
+    plays the advised selection's next picks without searching again (its own picks: nothing new is seen)."""
+    state = find_position(lambda s: s.phase == Phase.SELECT and sum(s.sel_army[s.current_player()]) == 0
+                          and s.sel_trade[s.current_player()] < 0, players=3)
+    seat = state.current_player()
+    bot = ISMCTSBot(seed=4, iterations=400)
+    played = []
+    first = None
+    while state.phase == Phase.SELECT and state.current_player() == seat:
+        a = bot(state)
+        first = first or bot.last_advice
+        assert bot.last_advice is first  # no second search
+        played.append(a)
+        state.apply_action(a)
+    assert first.decision == "selection" and played == [p.action for p in first.plan]
+    # a different position (another seat's selection) is searched afresh
+    if state.phase == Phase.SELECT and not state.is_chance_node() and len(state.legal_actions()) > 1:
+        bot(state)
+        assert bot.last_advice is not first
