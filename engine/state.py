@@ -969,16 +969,25 @@ class State:
         self._start_movement()
 
     # -- attacks (R11, R12, R15) ---------------------------------------------------------------------------
+    def attack_odds(self) -> tuple[int, int]:
+        """(attack force, defence) of the attack being declared (phase ATTACK_JOIN), R11: the joiners' current
+        numbers against the defenders' (enemy tokens there but Miladies) plus Wood 5 / Village 3 / City 7.
+        The attack wins only if the force is strictly greater. :raises StateError: outside ATTACK_JOIN."""
+        if self.phase != Phase.ATTACK_JOIN:
+            raise StateError(f"attack_odds: no attack is being declared in phase {Phase(self.phase).name}")
+        rs, p, x = self.game.ruleset, self.current_player(), self.target
+        force = sum(self.number(p, t) for t in self.joiners)
+        bonus = {Kind.WOOD: rs.defence_wood, Kind.VILLAGE: rs.defence_village, Kind.CITY: rs.defence_city}
+        return force, sum(self.number(q, u) for q, u in self._defenders(p, x)) + bonus.get(self.game.kind[x], 0)
+
     def _resolve_attack(self, p: int) -> None:
-        g, rs = self.game, self.game.ruleset
+        g = self.game
         x = self.target
         attackers = list(self.joiners)
+        force, defence = self.attack_odds()  # before the attackers are marked: numbers do not depend on it
+        defenders = self._defenders(p, x)
         for t in attackers:
             self.attacked[p][t] = True
-        force = sum(self.number(p, t) for t in attackers)
-        defenders = self._defenders(p, x)
-        bonus = {Kind.WOOD: rs.defence_wood, Kind.VILLAGE: rs.defence_village, Kind.CITY: rs.defence_city}
-        defence = sum(self.number(q, u) for q, u in defenders) + bonus.get(g.kind[x], 0)
         if force > defence:
             for q, u in defenders:
                 self._defeat(q, u, winner=p)

@@ -4,7 +4,8 @@
 
 test_api.py replays the strings through State.string_to_action and compares the final canonical encoding, so
 any change in legal actions, their text, or the rules' outcome shows up. Regenerate only after a deliberate
-rules change, and say why in the commit.
+rules change, and say why in the commit. The record is the engine's own play, so replaying it shows only that
+nothing changed; test_golden_game_follows_the_end_rules checks it against the rules (R15, R19).
 """
 
 from __future__ import annotations
