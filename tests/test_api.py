@@ -337,3 +337,24 @@ def test_golden_game_follows_the_end_rules():
     assert st.winners == [p for p in range(st.num_players) if st.vp[p] == top]
     assert st.turn == rs.turns + st.tiebreak
     assert len(st.winners) == 1 or st.tiebreak == rs.tiebreak_max_turns
+
+
+def test_golden_game_gives_every_revealed_mercenary_its_decision():
+    """R25, checked on the golden game's action texts: right after ``reveal Mercenary k`` the same player decides
+    (``pass`` or ``move Mercenary k to ...``), whether or not the hidden Trading Card could pay; the game also
+    holds reveals where staying was the only choice, and two tie-break turns (R19)."""
+    g = GOLDEN
+    st = new_game(load_ruleset(), g["players"], seed=g["map_seed"], game_map=load_map(None, seed=g["map_seed"]))
+    texts = g["action_strings"]
+    reveals = forced = 0
+    for i, (text, a) in enumerate(zip(texts, g["actions"])):
+        p = st.current_player()
+        st.apply_action(a)
+        if text.startswith("reveal Mercenary"):
+            reveals += 1
+            nxt = texts[i + 1]
+            assert st.current_player() == p, (i, text, nxt)
+            assert nxt == "pass" or nxt.startswith("move " + text[len("reveal "):] + " to "), (i, text, nxt)
+            forced += st.legal_actions() == [0]
+    assert reveals >= 10 and forced >= 1
+    assert g["final_turn"] == 12 == load_ruleset().turns + 2

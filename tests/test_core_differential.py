@@ -61,7 +61,6 @@ def _random_positions(core, count: int, seed: int, players: int = 4):
 # ---------------------------------------------------------------------------------------------------------
 # the differential games
 # ---------------------------------------------------------------------------------------------------------
-@pytest.mark.slow
 @pytest.mark.parametrize("index", range(len(CONFIGS)), ids=[c.label for c in CONFIGS])
 def test_random_games_identical(index):
     need_core()

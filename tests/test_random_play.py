@@ -115,7 +115,6 @@ class Checker:
         assert s.canonical() == before and s.vp_log[-1:] != [(0, 100, "test")]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("players,config", FORMATS, ids=[f"{n}p-{c}" for n, c in FORMATS])
 def test_random_games(players, config):
     rs = RS.with_options(**CONFIGS[config])
