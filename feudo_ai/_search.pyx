@@ -595,3 +595,8 @@ cdef class SearchWorker:
         """(the game's belief counters summed over the worlds drawn, number of worlds drawn)."""
         cdef int i
         return [self.S.beliefs[i] for i in range(self.S.game.num_beliefs)], self.S.worlds
+
+
+def node_bytes():
+    """Bytes of one tree node (what the memory limit of a search counts, feudo_ai.advice.NODE_BYTES)."""
+    return sizeof(NodeC)

@@ -43,7 +43,8 @@ from engine.serialize import state_from_dict
 from engine.state import CHANCE, TERMINAL, Game, Phase, State
 
 __all__ = [
-    "ALGORITHMS", "BACKENDS", "ENGINES", "PLAYOUTS", "SAMPLERS", "DEFAULT_ITERATIONS", "SearchOptions", "Alternative",
+    "ALGORITHMS", "BACKENDS", "ENGINES", "PLAYOUTS", "SAMPLERS", "DEFAULT_ITERATIONS", "MAX_SEARCH_BYTES",
+    "SearchOptions", "Alternative",
     "PlannedAction", "CardBelief", "SearchStats", "Advice", "ObservedPosition", "advise",
 ]
 
@@ -56,8 +57,13 @@ DEFAULT_ITERATIONS = 5000
 MAX_ITERATIONS = 100_000_000
 MAX_SECONDS = 3600.0
 MAX_THREADS = 64
-MAX_PLAYOUT_TURNS = 100
-MAX_NODES = 100_000_000
+MAX_PLAYOUT_TURNS = 200  # the longest game: 100 regular turns + 100 tie-break turns
+MAX_C = 100.0  # UCB exploration constant (rewards are in [0, 1])
+MAX_TEMPERATURE = 1e6
+NODE_BYTES = 64  # one node of the C search (feudo_ai._search.node_bytes(), checked by the tests)
+MAX_SEARCH_BYTES = 1 << 30  # memory of one C search: threads x node pool x NODE_BYTES at most 1 GiB
+MAX_NODES = MAX_SEARCH_BYTES // NODE_BYTES  # node pool of one C worker (16,777,216: then one thread only)
+MAX_PY_NODES = 1_000_000  # nodes of one Python search over its workers (a node with its dicts is ~1 kB: ~1 GiB)
 
 
 def _is_int(v: Any) -> bool:
@@ -75,6 +81,12 @@ class SearchOptions:
     Limits: ``iterations`` (total over the threads), ``seconds`` of wall time, ``deadline`` (an absolute
     ``time.monotonic()`` value, e.g. a gRPC deadline); the search stops at the first one reached. With none of
     them, :data:`DEFAULT_ITERATIONS`. Same ``seed`` and ``iterations`` (no time limit): same advice.
+
+    This is the one place options are checked (both backends and the bots rely on it): types, finiteness and the
+    documented maxima (:data:`MAX_ITERATIONS`, :data:`MAX_SECONDS`, :data:`MAX_PLAYOUT_TURNS`, :data:`MAX_C`,
+    :data:`MAX_TEMPERATURE`, and the memory of a search: ``threads x max_nodes x NODE_BYTES`` within
+    :data:`MAX_SEARCH_BYTES` for the C search, ``threads x max_nodes`` within :data:`MAX_PY_NODES` for the Python
+    one).
     """
 
     iterations: int | None = None  # total iterations over all threads; None: no iteration limit
@@ -124,16 +136,24 @@ class SearchOptions:
         if not _is_int(self.playout_turns) or not 0 <= self.playout_turns <= MAX_PLAYOUT_TURNS:
             raise ValueError(f"playout_turns: expected an integer in [0, {MAX_PLAYOUT_TURNS}], got "
                              f"{self.playout_turns!r}")
-        if not _is_real(self.c) or self.c < 0:
-            raise ValueError(f"c: expected a finite non-negative number, got {self.c!r}")
+        if not _is_real(self.c) or not 0 <= self.c <= MAX_C:
+            raise ValueError(f"c: expected a number in [0, {MAX_C:g}], got {self.c!r}")
         if not _is_real(self.exp3_gamma) or not 0 < self.exp3_gamma <= 1:
             raise ValueError(f"exp3_gamma: expected a number in (0, 1], got {self.exp3_gamma!r}")
-        if not _is_real(self.temperature) or not self.temperature > 0:
-            raise ValueError(f"temperature: expected a finite positive number, got {self.temperature!r}")
+        if not _is_real(self.temperature) or not 0 < self.temperature <= MAX_TEMPERATURE:
+            raise ValueError(f"temperature: expected a number in (0, {MAX_TEMPERATURE:g}], got {self.temperature!r}")
         if not _is_int(self.worlds) or not 1 <= self.worlds <= 4096:
             raise ValueError(f"worlds: expected an integer in [1, 4096], got {self.worlds!r}")
         if self.max_nodes is not None and (not _is_int(self.max_nodes) or not 16 <= self.max_nodes <= MAX_NODES):
             raise ValueError(f"max_nodes: expected an integer in [16, {MAX_NODES}] or None, got {self.max_nodes!r}")
+        if self.max_nodes is not None and self.backend == "c" and \
+                self.threads * self.max_nodes * NODE_BYTES > MAX_SEARCH_BYTES:
+            raise ValueError(f"max_nodes: {self.threads} threads x {self.max_nodes:,} nodes x {NODE_BYTES} bytes "
+                             f"exceeds the memory limit of a search ({MAX_SEARCH_BYTES / 2**30:g} GiB); at most "
+                             f"{MAX_SEARCH_BYTES // NODE_BYTES // self.threads:,} nodes per thread")
+        if self.max_nodes is not None and self.backend == "python" and self.threads * self.max_nodes > MAX_PY_NODES:
+            raise ValueError(f"max_nodes: {self.threads} workers x {self.max_nodes:,} nodes exceeds the memory limit "
+                             f"of a Python search ({MAX_PY_NODES:,} nodes of ~1 kB)")
         if self.algorithm == "pimc" and self.max_nodes is not None and self.max_nodes < self.worlds + 1:
             raise ValueError(f"max_nodes: expected at least worlds + 1 = {self.worlds + 1} for pimc, got "
                              f"{self.max_nodes}")

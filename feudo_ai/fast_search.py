@@ -42,8 +42,8 @@ from __future__ import annotations
 
 import threading
 
-from .advice import (Advice, SearchOptions, deadline_of, derive_seed, now, public_root, search_advice,
-                     split_budget)
+from .advice import (MAX_NODES, MAX_SEARCH_BYTES, NODE_BYTES, Advice, SearchOptions, deadline_of, derive_seed, now,
+                     public_root, search_advice, split_budget)
 from .bots import AdviceBot
 from .cancel import forward_cancel
 
@@ -99,7 +99,8 @@ def search(position, seat: int | None = None, options: SearchOptions | None = No
     for i in range(opts.threads):
         iters = split_budget(iterations, opts.threads, i) or 0
         pool = opts.max_nodes if opts.max_nodes is not None else _default_nodes(iters, deadline is not None,
-                                                                                game.num_players, opts.worlds)
+                                                                                game.num_players, opts.worlds,
+                                                                                opts.threads)
         workers.append(_search.SearchWorker(game, derive_seed(opts.seed, i), iters,
                                             deadline if deadline is not None else 0.0, pool, opts.playout,
                                             opts.playout_turns, float(opts.c), float(opts.exp3_gamma), flag,
@@ -136,13 +137,16 @@ def search(position, seat: int | None = None, options: SearchOptions | None = No
         worker_iterations=tuple(s["iterations"] for s in per))
 
 
-def _default_nodes(iterations: int, timed: bool, players: int, worlds: int) -> int:
+def _default_nodes(iterations: int, timed: bool, players: int, worlds: int, threads: int = 1) -> int:
     """A pool that does not fill within the budget: an iteration adds a few nodes (about 4 on average: the
     expanded edge, chance outcomes and the other trees' nodes of the edges walked), so an iteration budget
-    gets 8 per iteration; a timed search gets :data:`TIMED_MAX_NODES` (bounded memory, 512 MB a worker)."""
+    gets 8 per iteration; a timed search gets :data:`TIMED_MAX_NODES` (512 MB a worker). Either way the
+    threads' pools together stay within :data:`feudo_ai.advice.MAX_SEARCH_BYTES` (a full pool stops the trees
+    growing, never the search)."""
+    cap = min(TIMED_MAX_NODES if timed else MAX_NODES, MAX_SEARCH_BYTES // NODE_BYTES // threads)
     if not timed:
-        return max(1024, 8 * iterations + players + worlds + 16)
-    return TIMED_MAX_NODES if not iterations else min(TIMED_MAX_NODES, max(1024, 8 * iterations + 64))
+        return min(cap, max(1024, 8 * iterations + players + worlds + 16))
+    return cap if not iterations else min(cap, max(1024, 8 * iterations + 64))
 
 
 def _pv(worker, probe, seat: int, best: int | None) -> list[tuple[int, str]]:
