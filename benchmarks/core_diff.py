@@ -22,7 +22,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from engine.differential import Mismatch, configs, play_side_by_side, replay_core_playout  # noqa: E402
+from engine.testing.differential import Mismatch, configs, play_side_by_side, replay_core_playout  # noqa: E402
 
 
 def _chunk(args: tuple) -> tuple[int, int, str | None]:

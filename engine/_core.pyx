@@ -1234,13 +1234,16 @@ cdef void core_returns(const CoreStateC* s, const CoreGame* g, double* out) noex
 
 
 cdef int core_sample_chance(const CoreStateC* s, const CoreGame* g, CoreRng* rng) noexcept nogil:
-    """Draw a chance outcome (same cumulative scheme as engine.record.sample_chance)."""
+    """Draw a chance outcome (same cumulative scheme as engine.record.sample_chance); -1 when there is none
+    (callers must treat -1 as an error: never apply it)."""
     cdef int actions[MAX_PLAYERS + MAX_PLAGUE_KINDS]
     cdef double probs[MAX_PLAYERS + MAX_PLAGUE_KINDS]
     cdef int n = core_chance(s, g, actions, probs)
     cdef double r = rng_uniform(rng)
     cdef double acc = 0.0
     cdef int i
+    if n <= 0:
+        return -1  # not a chance node, or a chance node without outcomes: an error for the caller
     for i in range(n):
         acc += probs[i]
         if r < acc:
@@ -1250,7 +1253,8 @@ cdef int core_sample_chance(const CoreStateC* s, const CoreGame* g, CoreRng* rng
 
 cdef int core_playout(CoreStateC* s, const CoreGame* g, CoreRng* rng) noexcept nogil:
     """Play uniformly random legal actions (chance by its probabilities) to the end, in place.
-    Returns the number of actions applied, or -1 if a position had no legal action (never in a valid game)."""
+    Returns the number of actions applied, or -1 if a position had no legal action or chance outcome (never in
+    a valid game)."""
     return _playout(s, g, rng, NULL, 0)
 
 
@@ -1261,6 +1265,8 @@ cdef int _playout(CoreStateC* s, const CoreGame* g, CoreRng* rng, int* record, i
     while s.phase != PH_TERMINAL:
         if s.phase == PH_CHANCE_PLACER or s.phase == PH_CHANCE_DECIDER or s.phase == PH_CHANCE_PLAGUE:
             a = core_sample_chance(s, g, rng)
+            if a < 0:
+                return -1
         else:
             n = core_legal(s, g, buf)
             if n <= 0:
@@ -1423,18 +1429,17 @@ def compile_game(game):
 # Python side: the state
 # =====================================================================================================
 
-_FIELDS = (
-    "turn", "phase", "tiebreak", "active", "order", "castle", "placed", "decider", "vp",
-    "loc", "stricken", "entered", "rest_until", "army_held", "trade_held",
-    "sel_army", "sel_trade", "sel_done", "revealed", "trade_revealed",
-    "owner", "plague_village", "plague_drawn", "plague_history", "plague_card", "king",
-    "charmed", "merc_moved", "march_over", "attacked", "won",
-    "cursor", "round", "token", "shillings", "target", "joiners", "advanced", "winners",
-)
+from .state import STATE_FIELDS as _FIELDS  # the reference's field order (canonical(), to_dict())
 
 
 cdef list _bools2(const int8_t* arr, int n, int k):
     return [[bool(arr[p * MAX_TOKENS + t]) for t in range(k)] for p in range(n)]
+
+
+cdef _fits(str field, object seq, int cap):
+    """StateError unless ``seq`` has at most ``cap`` items (checked before any copy into a C array)."""
+    if len(seq) > cap:
+        raise StateError(f"{field}: at most {cap} items fit the core, got {len(seq)}")
 
 
 cdef inline bint _is_int(object a):
@@ -1467,16 +1472,39 @@ cdef class CoreState:
     # ------------------------------------------------------------------------------------- conversions
     @staticmethod
     def from_reference(state):
-        """A core state equal to a reference :class:`engine.state.State` (every field copied)."""
+        """A core state equal to a reference :class:`engine.state.State` (every field copied).
+
+        The core trusts nothing: the position is validated first (:func:`engine.validate.check_state`: types,
+        the rules' ranges, the invariants of its phase, someone able to act), and every copy into a fixed
+        C array is bounds-checked again here, so a bad state raises :class:`StateError` naming the field and
+        never writes past an array."""
+        from .validate import check_game_fits_core, check_state
+
         cdef CoreState c = CoreState.__new__(CoreState)
         cdef CoreStateC* s = &c.s
         cdef int p, t, i
         game = state.game
+        check_game_fits_core(game)
+        check_state(state)
         c.game = game
         c.compiled = compile_game(game)
         n, k = game.num_players, game.num_tokens
-        if len(state.plague_history) > MAX_HISTORY or len(state.won) > MAX_WON:
-            raise StateError("state too long for the core (plague_history or won)")
+        # Lengths against the arrays (and below 128: the counters are int8_t).
+        _fits("state.order", state.order, MAX_PLAYERS)
+        _fits("state.placed", state.placed, MAX_PLAYERS)
+        _fits("state.winners", state.winners, MAX_PLAYERS)
+        _fits("state.joiners", state.joiners, MAX_TOKENS)
+        _fits("state.advanced", state.advanced, MAX_TOKENS)
+        _fits("state.plague_history", state.plague_history, MAX_HISTORY - 1)
+        _fits("state.plague_drawn", state.plague_drawn, MAX_PLAGUE_KINDS)
+        _fits("state.owner", state.owner, MAX_TERRITORIES)
+        _fits("state.won", state.won, MAX_WON - 1)
+        for i, w in enumerate(state.won):
+            _fits(f"state.won[{i}][2]", w[2], MAX_TOKENS)
+        for p in range(n):
+            _fits(f"state.trade_held[{p}]", state.trade_held[p], MAX_TRADING)
+        if n > MAX_PLAYERS or k > MAX_TOKENS:
+            raise StateError(f"state: {n} players of {k} tokens do not fit the core")
         memset(s, 0, sizeof(CoreStateC))
         s.turn, s.phase, s.tiebreak = state.turn, int(state.phase), state.tiebreak
         s.decider, s.plague_village, s.plague_card = state.decider, state.plague_village, state.plague_card

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, NoReturn
 
 from .errors import DataFileError
+from .validate import MAX_CELL, Checker, json_type, read_json_file
 
 __all__ = [
     "Kind", "DIRECTIONS", "Territory", "CastleSite", "GameMap", "load_map", "assemble",
@@ -105,92 +106,14 @@ class _ReadOnlyDict(dict):  # type: ignore[type-arg]
 # validation helpers
 # --------------------------------------------------------------------------------------------------------------
 
-def _json_type(v: Any) -> str:
-    """Describe a value in JSON words, since the reader edits JSON."""
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return f"boolean {json.dumps(v)}"
-    if isinstance(v, (int, float)):
-        return f"number {v!r}"
-    if isinstance(v, str):
-        return f"string {json.dumps(v)[:60]}"
-    if isinstance(v, (list, tuple)):
-        return f"array of {len(v)}"
-    if isinstance(v, dict):
-        return "object"
-    return type(v).__name__
-
-
-class _Checker:
-    """Raises :class:`DataFileError` with ``<source>: <field path>: <expectation>`` messages."""
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-
-    def fail(self, path: str, message: str) -> NoReturn:
-        raise DataFileError(f"{self.source}: {path}: {message}" if path else f"{self.source}: {message}")
-
-    def obj(self, v: Any, path: str, allowed: Iterable[str], required: Iterable[str] = ()) -> dict[str, Any]:
-        if not isinstance(v, dict):
-            self.fail(path or "top level", f"expected an object, got {_json_type(v)}")
-        allowed = tuple(allowed)
-        for key in v:
-            if key not in allowed:
-                self.fail(_join(path, str(key)), f"unknown field (expected one of {', '.join(allowed)})")
-        for key in required:
-            if key not in v:
-                self.fail(_join(path, key), "missing required field")
-        return v
-
-    def string(self, v: Any, path: str, nonempty: bool = True) -> str:
-        if not isinstance(v, str) or (nonempty and not v.strip()):
-            self.fail(path, f"expected a non-empty string, got {_json_type(v)}")
-        return v
-
-    def boolean(self, v: Any, path: str) -> bool:
-        if not isinstance(v, bool):
-            self.fail(path, f"expected true or false, got {_json_type(v)}")
-        return v
-
-    def integer(self, v: Any, path: str, lo: int | None = None, hi: int | None = None) -> int:
-        if isinstance(v, bool) or not isinstance(v, int):
-            self.fail(path, f"expected an integer, got {_json_type(v)}")
-        if (lo is not None and v < lo) or (hi is not None and v > hi):
-            bounds = f"{'' if lo is None else lo}..{'' if hi is None else hi}"
-            self.fail(path, f"expected an integer in {bounds}, got {v}")
-        return v
-
-    def array(self, v: Any, path: str, nonempty: bool = False) -> list[Any]:
-        if not isinstance(v, list):
-            self.fail(path, f"expected an array, got {_json_type(v)}")
-        if nonempty and not v:
-            self.fail(path, "expected a non-empty array")
-        return v
-
-    def fmt(self, d: dict[str, Any], expected: str) -> None:
-        if d.get("format") != expected:
-            self.fail("format", f"expected {json.dumps(expected)}, got {_json_type(d.get('format'))}")
-
-
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
+# One validation layer for rulesets, maps and states (engine.validate); the short names keep this module's code.
+_json_type = json_type
+_Checker = Checker
 
 
 def _read_json(path: Path) -> Any:
     """Read a JSON file; every failure becomes a :class:`DataFileError` naming the file (and line)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise DataFileError(f"{path}: file not found") from None
-    except UnicodeDecodeError as e:
-        raise DataFileError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
-    except OSError as e:
-        raise DataFileError(f"{path}: cannot read file ({e.strerror or e})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise DataFileError(f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    return read_json_file(path, DataFileError)
 
 
 def _bfs(adj: list[tuple[int, ...]], start: int) -> list[int]:
@@ -383,8 +306,9 @@ def _parse_graph(d: Any, source: str) -> GameMap:
         for j, cell in enumerate(ck.array(t.get("cells", []), f"{p}.cells")):
             cp = f"{p}.cells[{j}]"
             if (not isinstance(cell, list) or len(cell) != 2
-                    or any(isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in cell)):
-                ck.fail(cp, f"expected [row, col] with two non-negative integers, got {json.dumps(cell)[:40]}")
+                    or any(isinstance(x, bool) or not isinstance(x, int) or not 0 <= x <= MAX_CELL for x in cell)):
+                # bounded: rendering walks every row and column of the grid
+                ck.fail(cp, f"expected [row, col] with two integers in [0, {MAX_CELL}], got {json.dumps(cell)[:40]}")
             rc = (cell[0], cell[1])
             if rc in cell_owner:
                 ck.fail(cp, f"cell {list(rc)} already belongs to territories[{cell_owner[rc]}]")

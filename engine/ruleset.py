@@ -8,13 +8,13 @@ box can correct any of them in a file. The optional rules of R20 are switches on
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .errors import DataFileError
+from .validate import Checker, json_type, read_json_file
 
 DATA_DIR = Path(__file__).resolve().parent / "data" / "rulesets"
 
@@ -153,111 +153,104 @@ class Ruleset:
         }
 
 
-class _Reader:
-    """Typed field access that reports ``file: field.path: expected ..., got ...`` on any mismatch."""
-
-    def __init__(self, source: str):
-        self.source = source
-
-    def fail(self, path: str, expected: str, got: Any) -> DataFileError:
-        return DataFileError(f"{self.source}: {path}: expected {expected}, got {got!r}")
-
-    def get(self, obj: Any, key: str, path: str, kind: type | tuple, expected: str, default: Any = ...) -> Any:
-        if not isinstance(obj, dict):
-            raise self.fail(path or "<top>", "an object", obj)
-        full = f"{path}.{key}" if path else key
-        if key not in obj:
-            if default is ...:
-                raise DataFileError(f"{self.source}: {full}: missing (expected {expected})")
-            return default
-        value = obj[key]
-        if isinstance(value, bool) and kind is not bool and bool not in (kind if isinstance(kind, tuple) else (kind,)):
-            raise self.fail(full, expected, value)
-        if not isinstance(value, kind):
-            raise self.fail(full, expected, value)
-        return value
-
-    def int_in(self, obj: Any, key: str, path: str, lo: int, hi: int, default: Any = ...) -> int:
-        value = self.get(obj, key, path, int, f"an integer in [{lo}, {hi}]", default)
-        if not lo <= value <= hi:
-            raise self.fail(f"{path}.{key}" if path else key, f"an integer in [{lo}, {hi}]", value)
-        return value
+_TOP_KEYS = ("format", "name", "description", "players", "turns", "army", "army_cards_selected", "desperate",
+             "trading_cards", "plague_cards", "plague_reshuffle_every", "king", "defence", "tiebreak_max_turns",
+             "options")
+_ARMY_KEYS = ("name", "kind", "count", "red", "black")
+_PLAGUE_KEYS = ("name", "effect", "count", "direction", "steps")
+_OPTION_KEYS = ("virulent_plague", "strategy_only")
 
 
 def ruleset_from_dict(data: Any, source: str = "<dict>") -> Ruleset:
-    """Validate a ``feudo-ruleset/1`` object into a :class:`Ruleset`; any fault raises :class:`DataFileError`."""
-    r = _Reader(source)
-    fmt = r.get(data, "format", "", str, '"feudo-ruleset/1"')
-    if fmt != "feudo-ruleset/1":
-        raise r.fail("format", '"feudo-ruleset/1"', fmt)
-    name = r.get(data, "name", "", str, "a string")
-    players = r.get(data, "players", "", dict, "an object {min, max}")
-    min_players = r.int_in(players, "min", "players", 2, 4)
-    max_players = r.int_in(players, "max", "players", min_players, 4)
-    turns = r.int_in(data, "turns", "", 1, 100)
+    """Validate a ``feudo-ruleset/1`` object into a :class:`Ruleset`; any fault raises :class:`DataFileError`
+    naming the field. Objects are closed: an unknown or misspelt field (``options.virulent``) is an error
+    listing the known ones, never silently ignored."""
+    ck = Checker(source)
+    ck.obj(data, "", _TOP_KEYS)
+    ck.fmt(data, "feudo-ruleset/1")
 
-    army_groups = r.get(data, "army", "", list, "a list of token groups")
+    def req(key: str) -> Any:  # fields are read (and reported missing) in file order
+        if key not in data:
+            ck.fail(key, "missing required field")
+        return data[key]
+
+    name = ck.string(req("name"), "name")
+    if "description" in data:
+        ck.string(data["description"], "description", nonempty=False)
+    players = ck.obj(req("players"), "players", ("min", "max"), required=("min", "max"))
+    min_players = ck.integer(players["min"], "players.min", 2, 4)
+    max_players = ck.integer(players["max"], "players.max", min_players, 4)
+    turns = ck.integer(req("turns"), "turns", 1, 100)
+
+    army_groups = ck.array(req("army"), "army", nonempty=True, max_len=16)
     army: list[ArmyToken] = []
     for i, group in enumerate(army_groups):
         path = f"army[{i}]"
-        gname = r.get(group, "name", path, str, "a string")
-        kind = r.get(group, "kind", path, str, f"one of {', '.join(TOKEN_KINDS)}")
+        ck.obj(group, path, _ARMY_KEYS, required=_ARMY_KEYS)
+        gname = ck.string(group["name"], f"{path}.name", max_len=60)
+        kind = group["kind"]
         if kind not in TOKEN_KINDS:
-            raise r.fail(f"{path}.kind", f"one of {', '.join(TOKEN_KINDS)}", kind)
-        count = r.int_in(group, "count", path, 1, 10)
-        red = r.int_in(group, "red", path, 1, 20)
-        black = r.int_in(group, "black", path, 0, red)
+            ck.fail(f"{path}.kind", f"expected one of {', '.join(TOKEN_KINDS)}, got {json_type(kind)}")
+        count = ck.integer(group["count"], f"{path}.count", 1, 10)
+        red = ck.integer(group["red"], f"{path}.red", 1, 20)
+        black = ck.integer(group["black"], f"{path}.black", 0, red)
         for k in range(count):
             army.append(ArmyToken(len(army), gname if count == 1 else f"{gname} {k + 1}", kind, red, black))
     for unique in ("baron", "milady"):
         n = sum(1 for t in army if t.kind == unique)
         if n != 1:
-            raise r.fail("army", f"exactly one token of kind {unique!r}", f"{n} of them")
+            ck.fail("army", f"expected exactly one token of kind {unique!r}, got {n} of them")
     if len(army) > 16:
-        raise r.fail("army", "at most 16 tokens per player", len(army))
+        ck.fail("army", f"expected at most 16 tokens per player, got {len(army)}")
     if not any(t.takes_cities for t in army):
-        raise r.fail("army", "at least one mercenary or infantryman (R11 City attacks)", "none")
+        ck.fail("army", "expected at least one mercenary or infantryman (R11 City attacks), got none")
 
-    selected = r.int_in(data, "army_cards_selected", "", 1, len(army))
-    desperate = r.get(data, "desperate", "", dict, "an object {below_tokens, baron_red, baron_black}")
-    below = r.int_in(desperate, "below_tokens", "desperate", 0, len(army))
-    d_red = r.int_in(desperate, "baron_red", "desperate", 1, 20)
-    d_black = r.int_in(desperate, "baron_black", "desperate", 0, d_red)
+    selected = ck.integer(req("army_cards_selected"), "army_cards_selected", 1, len(army))
+    keys = ("below_tokens", "baron_red", "baron_black")
+    desperate = ck.obj(req("desperate"), "desperate", keys, required=keys)
+    below = ck.integer(desperate["below_tokens"], "desperate.below_tokens", 0, len(army))
+    d_red = ck.integer(desperate["baron_red"], "desperate.baron_red", 1, 20)
+    d_black = ck.integer(desperate["baron_black"], "desperate.baron_black", 0, d_red)
 
-    trading = r.get(data, "trading_cards", "", list, "a list of shilling values")
+    trading = ck.array(req("trading_cards"), "trading_cards")
     if not 1 <= len(trading) <= 8:
-        raise r.fail("trading_cards", "1 to 8 cards", trading)
+        ck.fail("trading_cards", f"expected 1 to 8 cards, got {len(trading)}")
     for i, v in enumerate(trading):
-        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 20:
-            raise r.fail(f"trading_cards[{i}]", "an integer in [0, 20]", v)
+        ck.integer(v, f"trading_cards[{i}]", 0, 20)
     # Cards are kept sorted by value, highest first, so "the first held card of value v" is well defined.
     trading_cards = tuple(sorted(trading, reverse=True))
 
-    plague_raw = r.get(data, "plague_cards", "", list, "a list of plague card kinds")
+    plague_raw = ck.array(req("plague_cards"), "plague_cards", nonempty=True, max_len=32)
     plague: list[PlagueCard] = []
     for i, card in enumerate(plague_raw):
         path = f"plague_cards[{i}]"
-        cname = r.get(card, "name", path, str, "a string")
-        effect = r.get(card, "effect", path, str, f"one of {', '.join(PLAGUE_EFFECTS)}")
+        ck.obj(card, path, _PLAGUE_KEYS, required=("name", "effect", "count"))
+        cname = ck.string(card["name"], f"{path}.name", max_len=60)
+        effect = card["effect"]
         if effect not in PLAGUE_EFFECTS:
-            raise r.fail(f"{path}.effect", f"one of {', '.join(PLAGUE_EFFECTS)}", effect)
-        count = r.int_in(card, "count", path, 1, 50)
+            ck.fail(f"{path}.effect", f"expected one of {', '.join(PLAGUE_EFFECTS)}, got {json_type(effect)}")
+        count = ck.integer(card["count"], f"{path}.count", 1, 50)
         direction, steps = "", 0
         if effect == "move":
-            direction = r.get(card, "direction", path, str, "one of N, E, S, W")
+            for key in ("direction", "steps"):
+                if key not in card:
+                    ck.fail(f"{path}.{key}", "missing required field (a move card has a direction and steps)")
+            direction = card["direction"]
             if direction not in DIRECTIONS:
-                raise r.fail(f"{path}.direction", "one of N, E, S, W", direction)
-            steps = r.int_in(card, "steps", path, 1, 3)
+                ck.fail(f"{path}.direction", f"expected one of N, E, S, W, got {json_type(direction)}")
+            steps = ck.integer(card["steps"], f"{path}.steps", 1, 3)
+        else:
+            for key in ("direction", "steps"):
+                if key in card:
+                    ck.fail(f"{path}.{key}", f"only move cards have a {key} (this card's effect is {effect})")
         plague.append(PlagueCard(i, cname, effect, direction, steps, count))
-    if not plague:
-        raise r.fail("plague_cards", "at least one card", plague_raw)
-    reshuffle = r.int_in(data, "plague_reshuffle_every", "", 1, 100)
+    reshuffle = ck.integer(req("plague_reshuffle_every"), "plague_reshuffle_every", 1, 100)
     if reshuffle > sum(c.count for c in plague):
-        raise r.fail("plague_reshuffle_every", "at most the number of plague cards", reshuffle)
+        ck.fail("plague_reshuffle_every", f"expected at most the number of plague cards, got {reshuffle}")
 
-    king = r.get(data, "king", "", dict, "an object {threshold, help}")
-    defence = r.get(data, "defence", "", dict, "an object {wood, village, city}")
-    options = r.get(data, "options", "", dict, "an object", {})
+    king = ck.obj(req("king"), "king", ("threshold", "help"), required=("threshold", "help"))
+    defence = ck.obj(req("defence"), "defence", ("wood", "village", "city"), required=("wood", "village", "city"))
+    options = ck.obj(data.get("options", {}), "options", _OPTION_KEYS)
     return Ruleset(
         name=name,
         min_players=min_players,
@@ -271,34 +264,31 @@ def ruleset_from_dict(data: Any, source: str = "<dict>") -> Ruleset:
         trading_cards=trading_cards,
         plague_cards=tuple(plague),
         plague_reshuffle_every=reshuffle,
-        king_threshold=r.int_in(king, "threshold", "king", 1, 1000),
-        king_help=r.int_in(king, "help", "king", 0, 20),
-        defence_wood=r.int_in(defence, "wood", "defence", 0, 50),
-        defence_village=r.int_in(defence, "village", "defence", 0, 50),
-        defence_city=r.int_in(defence, "city", "defence", 0, 50),
-        tiebreak_max_turns=r.int_in(data, "tiebreak_max_turns", "", 0, 100),
-        virulent_plague=r.get(options, "virulent_plague", "options", bool, "true or false", False),
-        strategy_only=r.get(options, "strategy_only", "options", bool, "true or false", False),
+        king_threshold=ck.integer(king["threshold"], "king.threshold", 1, 1000),
+        king_help=ck.integer(king["help"], "king.help", 0, 20),
+        defence_wood=ck.integer(defence["wood"], "defence.wood", 0, 50),
+        defence_village=ck.integer(defence["village"], "defence.village", 0, 50),
+        defence_city=ck.integer(defence["city"], "defence.city", 0, 50),
+        tiebreak_max_turns=ck.integer(req("tiebreak_max_turns"), "tiebreak_max_turns", 0, 100),
+        virulent_plague=ck.boolean(options.get("virulent_plague", False), "options.virulent_plague"),
+        strategy_only=ck.boolean(options.get("strategy_only", False), "options.strategy_only"),
         source=source,
     )
 
 
 def load_json_file(path: str | os.PathLike) -> Any:
     """Read a JSON data file; an unreadable or malformed file raises :class:`DataFileError` naming it."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except FileNotFoundError:
-        raise DataFileError(f"{path}: file not found") from None
-    except json.JSONDecodeError as e:
-        raise DataFileError(f"{path}: line {e.lineno}: not valid JSON ({e.msg})") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise DataFileError(f"{path}: cannot read ({e})") from None
+    return read_json_file(path, DataFileError)
 
 
 def load_ruleset(path_or_name: str | os.PathLike | None = None) -> Ruleset:
     """Load a ruleset: ``None``/``"basic"`` (the packaged default), another packaged name, or a file path."""
     name = "basic" if path_or_name is None else str(path_or_name)
     packaged = DATA_DIR / f"{name}.json"
-    path = packaged if (os.sep not in name and not name.endswith(".json") and packaged.exists()) else Path(name)
+    bare = os.sep not in name and not name.endswith(".json")
+    path = packaged if (bare and packaged.exists()) else Path(name)
+    if bare and not path.exists():
+        known = sorted(p.stem for p in DATA_DIR.glob("*.json"))
+        raise DataFileError(f"{name}: unknown ruleset (packaged rulesets: {', '.join(known)}; "
+                            f"or give the path of a ruleset JSON file)")
     return ruleset_from_dict(load_json_file(path), source=path.name)

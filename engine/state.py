@@ -115,8 +115,9 @@ class Game:
         return hash((self.ruleset.name, self.map.name, self.num_players))
 
 
-# Fields of the state, in a fixed order: the canonical encoding and the JSON form both follow it.
-_FIELDS = (
+# Fields of the state, in a fixed order: the canonical encoding and the JSON form both follow it (public:
+# the serialiser, the validator and the core read it).
+STATE_FIELDS = (
     "turn", "phase", "tiebreak", "active", "order", "castle", "placed", "decider", "vp",
     "loc", "stricken", "entered", "rest_until", "army_held", "trade_held",
     "sel_army", "sel_trade", "sel_done", "revealed", "trade_revealed",
@@ -124,6 +125,7 @@ _FIELDS = (
     "charmed", "merc_moved", "march_over", "attacked", "won",
     "cursor", "round", "token", "shillings", "target", "joiners", "advanced", "winners",
 )
+_FIELDS = STATE_FIELDS  # the short name used inside this module
 
 
 def _copy_lists(value: Any) -> Any:

@@ -80,13 +80,32 @@ class AdviceBot(Bot):
 def _lazy(module: str, cls: str) -> Callable[..., Bot]:
     """A factory importing its bot module on first use (the bot modules import this one)."""
 
-    def factory(seed: int = 0, **params) -> Bot:
+    def target() -> type:
         import importlib
 
-        return getattr(importlib.import_module(f"feudo_ai.{module}"), cls)(seed, **params)
+        return getattr(importlib.import_module(f"feudo_ai.{module}"), cls)
+
+    def factory(seed: int = 0, **params) -> Bot:
+        return target()(seed, **params)
 
     factory.__name__ = cls
+    factory.target = target  # type: ignore[attr-defined]  # the class, for its parameter names
     return factory
+
+
+def bot_parameters(base: str) -> list[str] | None:
+    """The parameter names a bot takes after its name (None: any, the bot takes ``**kwargs``)."""
+    import inspect
+
+    factory = BOTS[base]
+    cls = factory.target() if hasattr(factory, "target") else factory
+    names = []
+    for p in list(inspect.signature(cls).parameters.values())[1:]:  # the first is the seed
+        if p.kind == p.VAR_KEYWORD:
+            return None
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            names.append(p.name)
+    return names
 
 
 BOTS: dict[str, Callable[..., Bot]] = {
@@ -146,6 +165,13 @@ def make_bot(name: str, seed: int) -> Bot:
     base, params = parse_bot_spec(name)
     if base not in BOTS:
         raise ValueError(f"unknown bot {base!r}; known bots: {', '.join(sorted(BOTS))}")
+    try:
+        known = bot_parameters(base)
+    except ImportError as e:  # a C search whose extension is not built
+        raise ValueError(f"bot {name!r}: {e}") from None
+    for key in params:
+        if known is not None and key not in known:
+            raise ValueError(f"bot {name!r}: {base} has no parameter {key}; known: {', '.join(known) or 'none'}")
     try:
         bot = BOTS[base](seed, **params)
     except TypeError as e:

@@ -11,6 +11,7 @@ import json
 import statistics
 import sys
 import time
+from pathlib import Path
 from typing import Sequence
 
 from engine import (DataFileError, FeudoError, GameRecord, Phase, State, load_map, load_ruleset, new_fast_game,
@@ -36,6 +37,8 @@ def _add_game_options(p: argparse.ArgumentParser) -> None:
 
 
 def _ruleset(args: argparse.Namespace):
+    if args.turns is not None and not 1 <= args.turns <= 100:
+        raise ValueError(f"--turns: expected an integer in [1, 100], got {args.turns}")
     ruleset = load_ruleset(args.ruleset)
     return ruleset.with_options(turns=args.turns, virulent_plague=args.virulent or None,
                                 strategy_only=args.strategy_only or None)
@@ -61,6 +64,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     new_fast_game(ruleset, args.players, seed=args.seed, game_map=load_map(args.map_file, seed=args.seed),
                   backend=args.backend)
     _bots(args.bots, args.players, args.seed)
+    save_paths = _save_paths(args.save, args.games)
     results = []
     errors: list[str] = []
     started = time.perf_counter()
@@ -77,8 +81,8 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
             record.bots = [b.name for b in bots]
             if printer:
                 printer.finish(final)
-            if args.save and args.games == 1:
-                record.save(args.save)
+            if save_paths:
+                record.save(save_paths[i])
             decisions = sum(1 for s_action in _decisions(record))
             results.append({"seed": seed, "turns": final.turn, "tiebreak_turns": final.tiebreak,
                             "actions": len(record.actions), "decisions": decisions, "vp": final.vp,
@@ -115,6 +119,23 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
         for key, value in summary.items():
             print(f"{key}: {value}")
     return 1 if errors else 0
+
+
+def _save_paths(save: str | None, games: int) -> list[str]:
+    """Where each game's record goes: ``--save g.json`` itself for one game, ``g-1.json``, ``g-2.json``, ... for
+    several. Every file is created (empty) now, so an unwritable path fails before any game is played."""
+    if not save:
+        return []
+    base = Path(save)
+    paths = [str(base)] if games == 1 else [str(base.with_name(f"{base.stem}-{i + 1}{base.suffix or '.json'}"))
+                                            for i in range(games)]
+    for path in paths:
+        try:
+            with open(path, "w", encoding="utf-8"):
+                pass
+        except OSError as e:
+            raise ValueError(f"--save: cannot write {path} ({e.strerror or e})") from None
+    return paths
 
 
 def _decisions(record: GameRecord):
@@ -303,7 +324,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"one bot for all seats or one per seat, comma-separated, each with optional :key=value "
                         f"parameters (e.g. ismcts:iterations=2000); known: {', '.join(sorted(BOTS))}")
     p.add_argument("--json", action="store_true", help="print a JSON summary")
-    p.add_argument("--save", default=None, help="save the game record (JSON) when playing one game")
+    p.add_argument("--save", default=None,
+                   help="save the game record (JSON) to this file; with --games N, to FILE-1.json ... FILE-N.json")
     p.set_defaults(func=cmd_selfplay)
 
     p = sub.add_parser("render", help="draw a map, a position or a game record (text, --svg, --png)",

@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from engine import State, load_map, load_ruleset, new_game  # noqa: E402
-from engine.perft import divide, perft  # noqa: E402,F401  (re-exported for test_perft)
+from engine.testing.perft import divide, perft  # noqa: E402,F401  (re-exported for test_perft)
 from engine.record import sample_chance  # noqa: E402
 from engine.state import Phase  # noqa: E402
 

@@ -65,3 +65,48 @@ def test_save_and_replay(tmp_path, capsys):
     assert main(["replay", str(record)]) == 2
     assert "actions[0]" in capsys.readouterr().err
 
+
+
+# ------------------------------------------------------------------ issue 9: errors name the flag, not a file
+
+def test_turns_zero_is_reported_as_the_flag(capsys):
+    assert main(["selfplay", "--players", "2", "--turns", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "--turns" in err and "bad data file" not in err and "Traceback" not in err
+
+
+def test_unknown_ruleset_lists_the_packaged_ones(capsys):
+    assert main(["selfplay", "--players", "2", "--ruleset", "nosuch"]) == 2
+    err = capsys.readouterr().err
+    assert "nosuch" in err and "packaged rulesets: basic" in err
+
+
+def test_bot_parameter_the_bot_lacks_reads_like_the_others(capsys):
+    assert main(["selfplay", "--players", "2", "--bots", "greedy:iterations=5"]) == 2
+    err = capsys.readouterr().err
+    assert "greedy has no parameter iterations; known: sampler" in err
+    assert "TypeError" not in err and "unexpected keyword" not in err
+
+
+def test_save_to_an_unwritable_path_fails_before_playing(tmp_path, capsys):
+    target = tmp_path / "no_such_dir" / "g.json"
+    assert main(["selfplay", "--players", "2", "--save", str(target)]) == 2
+    captured = capsys.readouterr()
+    assert "--save" in captured.err and str(target) in captured.err
+    assert "=== Turn 1 ===" not in captured.out  # refused before the game was played
+
+
+def test_save_with_several_games_saves_every_game(tmp_path, capsys):
+    from engine import GameRecord
+
+    base = tmp_path / "g.json"
+    assert main(["selfplay", "--players", "2", "--games", "3", "--seed", "4", "--save", str(base), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    paths = [tmp_path / f"g-{i}.json" for i in (1, 2, 3)]
+    assert all(p.exists() for p in paths) and not base.exists()
+    records = [GameRecord.load(p) for p in paths]
+    assert [r.seed for r in records] == [4, 5, 6]
+    # each file replays to a finished game, and the saved games are the summary's games
+    finals = [r.replay() for r in records]
+    assert all(f.is_terminal() for f in finals)
+    assert sum(len(f.winners) and 1 for f in finals) == summary["games"] == 3

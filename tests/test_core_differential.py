@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from engine import IllegalActionError, Phase, State, load_map, load_ruleset, new_game, sample_chance
-from engine.differential import Config, Mismatch, configs, field_diff, play_side_by_side, replay_core_playout
+from engine.testing.differential import Config, Mismatch, configs, field_diff, play_side_by_side, replay_core_playout
 
 try:
     from engine import _core
@@ -123,7 +123,7 @@ def test_mismatch_names_seed_step_and_history(monkeypatch):
                 return None
             return self._s.apply_action(a)
 
-    import engine.differential as differential
+    import engine.testing.differential as differential
 
     real = differential.make_core
     monkeypatch.setattr(differential, "make_core", lambda state: Broken(real(state)))
@@ -351,7 +351,7 @@ def test_core_perft_and_golden_game():
     core = need_core()
     from pathlib import Path
 
-    from engine.perft import perft
+    from engine.testing.perft import perft
 
     data_dir = Path(__file__).resolve().parent / "data"
 

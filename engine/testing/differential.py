@@ -14,10 +14,10 @@ import json
 import random
 from dataclasses import dataclass
 
-from .board import load_map
-from .record import sample_chance
-from .ruleset import load_ruleset
-from .state import _FIELDS, Game, Phase, State
+from ..board import load_map
+from ..record import sample_chance
+from ..ruleset import load_ruleset
+from ..state import STATE_FIELDS, Game, Phase, State
 
 #: R20 options exercised by the differential runs (label, with_options keywords).
 OPTIONS = (
@@ -90,7 +90,7 @@ def field_diff(ref_canonical: str, core_canonical: str, limit: int = 40) -> str:
 
     if len(a) != len(b):
         return f"  different number of fields: reference {len(a)}, core {len(b)}"
-    for name, x, y in zip(_FIELDS, a, b):
+    for name, x, y in zip(STATE_FIELDS, a, b):
         walk(name, x, y)
     return "\n".join(lines) if lines else "  (identical)"
 
@@ -114,7 +114,7 @@ def _history_text(game: Game, actions: list[int]) -> str:
 
 def make_core(state: State):
     """The core state the comparison runs against (a seam for the tests of the report itself)."""
-    from ._core import CoreState
+    from .._core import CoreState
 
     return CoreState.from_reference(state)
 
@@ -174,7 +174,7 @@ def play_side_by_side(config: Config, seed: int, canonical_every: int = 1, aggre
 def replay_core_playout(config: Config, seed: int, playout_seed: int) -> int:
     """A game chosen by the core's own C random playout, replayed through the reference: every action must be
     legal there, with the same legal lists on the way and the same final position. Returns the length."""
-    from ._core import CoreState
+    from .._core import CoreState
 
     game = config.game(seed)
     ref = State(game)
