@@ -5,8 +5,8 @@ and root-parallel scaling.
 
 Positions: 4 players, default map (seed 1), Castles placed by the first legal sites, turn 1: the first
 selector's first pick (SELECT) and the first reveal of the turn (REVEAL). Each measurement runs the search with
-a wall-time budget and reports iterations / elapsed. The engine is the reference Python State unless
-:mod:`engine.core` is built (reported as "engine").
+a wall-time budget and reports iterations / elapsed, with the worlds on the reference Python State and on the
+Cython core (``SearchOptions.engine``, reported as "engine").
 """
 
 from __future__ import annotations
@@ -21,7 +21,13 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from engine import Phase, new_game, sample_chance  # noqa: E402
-from feudo_ai.ismcts import advise  # noqa: E402
+import feudo_ai  # noqa: E402
+
+
+def advise(state, engine: str, **options):
+    """The Python reference search through feudo_ai.advise (options by their SearchOptions names)."""
+    opts = feudo_ai.SearchOptions(backend="python", engine=engine, **options)
+    return feudo_ai.advise(state, state.current_player(), opts)
 
 
 def first_turn_positions():
@@ -87,40 +93,31 @@ def main(argv=None) -> int:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     pos = first_turn_positions()
-    from feudo_ai.sampler import search_backend, set_backend
-
-    backends = ["reference"] + (["auto"] if _core_built() else [])
+    engines = ["reference"] + (["core"] if _core_built() else [])
     results = []
     scaling = {}
-    for backend in backends:
-        set_backend(backend)
-        engine_name = search_backend()
+    for engine_name in engines:
         for name, state in pos.items():
             for algo in ("ismcts", "pimc"):
                 for playout in ("mixed", "eval", "truncated", "random"):
-                    adv = advise(state, algorithm=algo, iterations=None, time_limit=args.seconds, playout=playout,
-                                 seed=1)
-                    st = adv.stats
+                    st = advise(state, engine_name, algorithm=algo, seconds=args.seconds, playout=playout,
+                                seed=1).stats
                     results.append({"engine": engine_name, "position": name, "algorithm": algo, "playout": playout,
-                                    "iterations": st["iterations"], "seconds": round(st["elapsed"], 3),
-                                    "iterations_per_s": round(st["iterations"] / st["elapsed"], 1),
-                                    "nodes": st["nodes"]})
-        # root parallelism: 2 workers against 1, ISMCTS at the reveal position (eval and random playouts)
+                                    "iterations": st.iterations, "seconds": round(st.search_seconds, 3),
+                                    "iterations_per_s": round(st.iterations / st.search_seconds, 1),
+                                    "nodes": st.nodes})
+        # root parallelism (worker processes): 2 workers against 1, ISMCTS at the reveal position
         for playout in ("eval", "random"):
             state = pos["reveal"]
-            one = advise(state, iterations=None, time_limit=args.seconds, playout=playout, seed=1).stats
-            base = one["iterations"] / one["elapsed"]
-            entry = {"single_iterations_per_s": round(base, 1)}
-            for parallel in ("thread", "process"):
-                st = advise(state, iterations=None, time_limit=args.seconds, workers=2, parallel=parallel,
-                            playout=playout, seed=1).stats
-                rate = st["iterations"] / st["elapsed"]
-                entry[parallel] = {"workers": 2, "iterations_per_s": round(rate, 1), "speedup": round(rate / base, 2)}
-            scaling[f"{engine_name}/{playout}"] = entry
-    set_backend("auto")
-    engine_name = search_backend()
-    out = {"benchmark": "search_speed", "engine": engine_name, "cpus": os.cpu_count(), "players": 4,
-           "turn": 1, "load_note": "shared machine: other jobs may be running", "search": results, "root_parallel": scaling, "rollouts": rollouts_per_s(args.seconds)}
+            one = advise(state, engine_name, seconds=args.seconds, playout=playout, seed=1).stats
+            base = one.iterations / one.search_seconds
+            two = advise(state, engine_name, seconds=args.seconds, threads=2, playout=playout, seed=1).stats
+            rate = two.iterations / two.search_seconds
+            scaling[f"{engine_name}/{playout}"] = {"single_iterations_per_s": round(base, 1), "process": {
+                "workers": 2, "iterations_per_s": round(rate, 1), "speedup": round(rate / base, 2)}}
+    out = {"benchmark": "search_speed", "engines": engines, "cpus": os.cpu_count(), "players": 4, "turn": 1,
+           "load_note": "shared machine: other jobs may be running", "search": results,
+           "root_parallel": scaling, "rollouts": rollouts_per_s(args.seconds)}
     if args.json:
         print(json.dumps(out, indent=2))
     else:

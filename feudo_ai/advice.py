@@ -10,7 +10,12 @@
 Every caller (bots, CLI, the Advisor service, the arena, benchmarks) goes through :func:`advise`, so there is
 one options vocabulary (:class:`SearchOptions`, validated in one place) and one answer (:class:`Advice`) whichever
 search runs it: the C MO-ISMCTS / PIMC (``backend="c"``, :mod:`feudo_ai.fast_search`) or the readable Python
-reference (``backend="python"``, :mod:`feudo_ai.ismcts`). The backend is an explicit option, never a global.
+reference (``backend="python"``, :mod:`feudo_ai.ismcts`). The backend is an explicit option, never a global, and
+so is the engine of the Python reference's worlds (``engine``). Each backend's ``search`` runs one search from a
+position where the seat is to act and returns an :class:`Advice` built by :func:`search_advice`; the clock
+(:func:`now`), the seeds (:func:`derive_seed`), the limits (:func:`deadline_of`, :func:`split_budget`) and the
+labelled beliefs (:func:`belief_list`) are defined here once for both. Design and measured figures:
+``docs/search.md``.
 
 Honesty (R22, R25): the search is handed the seat's observation only. A full state is projected to
 ``state.observation(seat)`` before anything else looks at it, so two states that differ only in cards hidden from
@@ -38,7 +43,8 @@ from engine.serialize import state_from_dict
 from engine.state import CHANCE, TERMINAL, Game, Phase, State
 
 __all__ = [
-    "ALGORITHMS", "BACKENDS", "PLAYOUTS", "SAMPLERS", "DEFAULT_ITERATIONS", "SearchOptions", "Alternative",
+    "ALGORITHMS", "BACKENDS", "ENGINES", "PLAYOUTS", "SAMPLERS", "DEFAULT_ITERATIONS", "MAX_SEARCH_BYTES",
+    "SearchOptions", "Alternative",
     "PlannedAction", "CardBelief", "SearchStats", "Advice", "ObservedPosition", "advise",
 ]
 
@@ -46,11 +52,18 @@ ALGORITHMS = ("ismcts", "pimc")
 BACKENDS = ("c", "python")
 PLAYOUTS = ("truncated", "eval", "random", "mixed")  # "mixed": the Python reference's default only
 SAMPLERS = ("uniform", "weighted")
+ENGINES = ("core", "reference")  # the rules implementation of the Python reference search's worlds
 DEFAULT_ITERATIONS = 5000
 MAX_ITERATIONS = 100_000_000
 MAX_SECONDS = 3600.0
 MAX_THREADS = 64
-MAX_PLAYOUT_TURNS = 100
+MAX_PLAYOUT_TURNS = 200  # the longest game: 100 regular turns + 100 tie-break turns
+MAX_C = 100.0  # UCB exploration constant (rewards are in [0, 1])
+MAX_TEMPERATURE = 1e6
+NODE_BYTES = 64  # one node of the C search (feudo_ai._search.node_bytes(), checked by the tests)
+MAX_SEARCH_BYTES = 1 << 30  # memory of one C search: threads x node pool x NODE_BYTES at most 1 GiB
+MAX_NODES = MAX_SEARCH_BYTES // NODE_BYTES  # node pool of one C worker (16,777,216: then one thread only)
+MAX_PY_NODES = 1_000_000  # nodes of one Python search over its workers (a node with its dicts is ~1 kB: ~1 GiB)
 
 
 def _is_int(v: Any) -> bool:
@@ -68,6 +81,12 @@ class SearchOptions:
     Limits: ``iterations`` (total over the threads), ``seconds`` of wall time, ``deadline`` (an absolute
     ``time.monotonic()`` value, e.g. a gRPC deadline); the search stops at the first one reached. With none of
     them, :data:`DEFAULT_ITERATIONS`. Same ``seed`` and ``iterations`` (no time limit): same advice.
+
+    This is the one place options are checked (both backends and the bots rely on it): types, finiteness and the
+    documented maxima (:data:`MAX_ITERATIONS`, :data:`MAX_SECONDS`, :data:`MAX_PLAYOUT_TURNS`, :data:`MAX_C`,
+    :data:`MAX_TEMPERATURE`, and the memory of a search: ``threads x max_nodes x NODE_BYTES`` within
+    :data:`MAX_SEARCH_BYTES` for the C search, ``threads x max_nodes`` within :data:`MAX_PY_NODES` for the Python
+    one).
     """
 
     iterations: int | None = None  # total iterations over all threads; None: no iteration limit
@@ -85,6 +104,7 @@ class SearchOptions:
     temperature: float = 1.0  # softmax temperature of the evaluation at the start of the game
     worlds: int = 8  # PIMC: determinizations per worker
     max_nodes: int | None = None  # node pool per worker; None: sized to the budget
+    engine: str = "core"  # backend="python" only: worlds on the Cython core ("core") or the reference ("reference")
 
     def __post_init__(self) -> None:
         self.validate()
@@ -105,24 +125,38 @@ class SearchOptions:
         if not _is_int(self.seed) or not -(2**63) <= self.seed < 2**64:
             raise ValueError(f"seed: expected a 64-bit integer, got {self.seed!r}")
         for name, allowed in (("algorithm", ALGORITHMS), ("backend", BACKENDS), ("playout", PLAYOUTS),
-                              ("sampler", SAMPLERS)):
+                              ("sampler", SAMPLERS), ("engine", ENGINES)):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name}: expected one of {', '.join(allowed)}, got {getattr(self, name)!r}")
         if self.playout == "mixed" and self.backend != "python":
             raise ValueError("playout: 'mixed' is only available with backend='python'")
+        if self.engine != "core" and self.backend != "python":
+            raise ValueError("engine: 'reference' is only available with backend='python' (the C search runs on "
+                             "the core)")
         if not _is_int(self.playout_turns) or not 0 <= self.playout_turns <= MAX_PLAYOUT_TURNS:
             raise ValueError(f"playout_turns: expected an integer in [0, {MAX_PLAYOUT_TURNS}], got "
                              f"{self.playout_turns!r}")
-        if not _is_real(self.c) or self.c < 0:
-            raise ValueError(f"c: expected a finite non-negative number, got {self.c!r}")
+        if not _is_real(self.c) or not 0 <= self.c <= MAX_C:
+            raise ValueError(f"c: expected a number in [0, {MAX_C:g}], got {self.c!r}")
         if not _is_real(self.exp3_gamma) or not 0 < self.exp3_gamma <= 1:
             raise ValueError(f"exp3_gamma: expected a number in (0, 1], got {self.exp3_gamma!r}")
-        if not _is_real(self.temperature) or not self.temperature > 0:
-            raise ValueError(f"temperature: expected a finite positive number, got {self.temperature!r}")
+        if not _is_real(self.temperature) or not 0 < self.temperature <= MAX_TEMPERATURE:
+            raise ValueError(f"temperature: expected a number in (0, {MAX_TEMPERATURE:g}], got {self.temperature!r}")
         if not _is_int(self.worlds) or not 1 <= self.worlds <= 4096:
             raise ValueError(f"worlds: expected an integer in [1, 4096], got {self.worlds!r}")
-        if self.max_nodes is not None and (not _is_int(self.max_nodes) or self.max_nodes < 16):
-            raise ValueError(f"max_nodes: expected an integer >= 16 or None, got {self.max_nodes!r}")
+        if self.max_nodes is not None and (not _is_int(self.max_nodes) or not 16 <= self.max_nodes <= MAX_NODES):
+            raise ValueError(f"max_nodes: expected an integer in [16, {MAX_NODES}] or None, got {self.max_nodes!r}")
+        if self.max_nodes is not None and self.backend == "c" and \
+                self.threads * self.max_nodes * NODE_BYTES > MAX_SEARCH_BYTES:
+            raise ValueError(f"max_nodes: {self.threads} threads x {self.max_nodes:,} nodes x {NODE_BYTES} bytes "
+                             f"exceeds the memory limit of a search ({MAX_SEARCH_BYTES / 2**30:g} GiB); at most "
+                             f"{MAX_SEARCH_BYTES // NODE_BYTES // self.threads:,} nodes per thread")
+        if self.max_nodes is not None and self.backend == "python" and self.threads * self.max_nodes > MAX_PY_NODES:
+            raise ValueError(f"max_nodes: {self.threads} workers x {self.max_nodes:,} nodes exceeds the memory limit "
+                             f"of a Python search ({MAX_PY_NODES:,} nodes of ~1 kB)")
+        if self.algorithm == "pimc" and self.max_nodes is not None and self.max_nodes < self.worlds + 1:
+            raise ValueError(f"max_nodes: expected at least worlds + 1 = {self.worlds + 1} for pimc, got "
+                             f"{self.max_nodes}")
         return self
 
     @property
@@ -205,6 +239,8 @@ class SearchStats:
     worlds_sampled: int
     seed: int
     searches: int  # searches run for this answer (a selection may need more than one to complete)
+    search_seconds: float = 0.0  # wall time inside the search loops (the slowest worker), setup excluded
+    worker_iterations: tuple[int, ...] = ()  # iterations of each root-parallel worker (of the first search)
 
 
 @dataclass(frozen=True)
@@ -336,61 +372,114 @@ def _seat_to_act(view: State, seat: int) -> State:
     raise ValueError(f"seat: no decision of seat {seat} is pending (player {actor} is to act)")
 
 
-def _belief_list(game: Game, seat: int, raw: Mapping[int, Mapping[str, list[float]]], view: State,
-                 selected: list[int]) -> tuple[CardBelief, ...]:
-    """Labelled beliefs of the opponents with a hidden selection in the searched root (``view``: the root,
-    ``selected``: the observation's count of cards each player has selected)."""
+def belief_list(game: Game, seat: int, raw: Mapping[int, Mapping[str, list[float]]], root: State,
+                selected: list[int]) -> tuple[CardBelief, ...]:
+    """Labelled beliefs of the opponents with a hidden selection in the searched root (``raw``: per opponent,
+    P(Army Card t selected) and P(Trading Card c selected) over the worlds drawn; ``selected``: the root's
+    observation's count of cards each player has selected)."""
     out = []
     army = game.ruleset.army
     trading = game.ruleset.trading_cards
     for q in sorted(raw):
-        if q == seat or not (view.sel_done[q] or selected[q] > 0):
+        if q == seat or not (root.sel_done[q] or selected[q] > 0):
             continue  # nothing selected yet: nothing hidden to believe about
         for t, pr in enumerate(raw[q]["army"]):
-            if view.army_held[q][t] and not view.revealed[q][t]:
+            if root.army_held[q][t] and not root.revealed[q][t]:
                 out.append(CardBelief(q, "army", t, army[t].name, float(pr)))
         seen = set()
         for c, pr in enumerate(raw[q]["trade"]):
             # cards of equal value are one choice (the sampler draws distinct values): merge them
-            if view.trade_held[q][c] and not view.trade_revealed[q] and trading[c] not in seen:
+            if root.trade_held[q][c] and not root.trade_revealed[q] and trading[c] not in seen:
                 seen.add(trading[c])
                 same = sum(float(raw[q]["trade"][d]) for d in range(len(trading)) if trading[d] == trading[c])
                 out.append(CardBelief(q, "trading", c, f"{trading[c]} shillings", same))
     return tuple(out)
 
 
-def _run_backend(view: State, seat: int, opts: SearchOptions, seed: int, iterations: int | None,
-                 seconds: float | None, cancel: threading.Event | None):
-    """One search of ``view`` for ``seat`` (the player to act) with the backend of ``opts``: the backend's raw
-    advice (best, alternatives, pv, beliefs, stats)."""
+# ---------------------------------------------------------------------------------------------------------------
+# What both backends share: the clock, the seeds, the budget split, the answer of one search
+# ---------------------------------------------------------------------------------------------------------------
+def now() -> float:
+    """The clock of every limit: ``time.monotonic()`` (CLOCK_MONOTONIC, also the C search's clock on Linux)."""
+    return time.monotonic()
+
+
+def derive_seed(seed: int, i: int) -> int:
+    """The seed of sub-search or worker ``i`` derived from ``seed`` (64 bits; one derivation for everything)."""
+    return (int(seed) * 1_000_003 + 7919 * (i + 1)) & 0xFFFFFFFFFFFFFFFF
+
+
+def deadline_of(opts: SearchOptions, started: float) -> float | None:
+    """The absolute :func:`now` deadline of a search started at ``started``: the earlier of ``seconds`` after
+    the start and ``deadline``; None without a time limit."""
+    limits = [t for t in (None if opts.seconds is None else started + opts.seconds, opts.deadline) if t is not None]
+    return min(limits) if limits else None
+
+
+def split_budget(iterations: int | None, workers: int, i: int) -> int | None:
+    """Worker ``i``'s share of ``iterations`` (the first ones get one more when it does not divide)."""
+    if iterations is None:
+        return None
+    return iterations // workers + (1 if i < iterations % workers else 0)
+
+
+def search_advice(probe: State, seat: int, opts: SearchOptions, root_stats: Mapping[int, tuple[int, float]],
+                  pv: list[tuple[int, str]], raw_beliefs: Mapping[int, Mapping[str, list[float]]],
+                  selected: list[int], *, iterations: int, nodes: int, elapsed: float, search_seconds: float,
+                  stopped_by: str | None, pool_full: bool, max_depth: int, worlds: int,
+                  worker_iterations: tuple[int, ...]) -> Advice:
+    """The :class:`Advice` of one search from ``probe`` (the seat's public root, the seat to act), whichever
+    backend ran it: ``root_stats`` {action: (visits, reward sum of the seat)} merged over the workers, ``pv``
+    the seat's most visited line (its first action is replaced by the best one when they differ)."""
+    legal = probe.legal_actions()
+    visits = {a: v for a, (v, _) in root_stats.items() if a in legal and v > 0}
+    ranked = sorted(visits, key=lambda a: (-visits[a], -root_stats[a][1] / visits[a], a))
+    alternatives = tuple(Alternative(a, probe.action_to_string(a), int(visits[a]),
+                                     float(root_stats[a][1] / visits[a])) for a in ranked)
+    best = ranked[0] if ranked else legal[0]  # no iteration finished (cancelled at once): the first legal action
+    plan = list(pv) if pv and pv[0][0] == best else [(best, probe.action_to_string(best))]
+    stats = SearchStats(
+        algorithm=opts.algorithm, backend=opts.backend, iterations=int(iterations), nodes=int(nodes),
+        threads=opts.threads, elapsed=elapsed, iterations_per_s=iterations / elapsed if elapsed > 0 else None,
+        stopped_by=stopped_by, limited=stopped_by in ("time", "cancelled"), pool_full=bool(pool_full),
+        max_depth=int(max_depth), worlds_sampled=int(worlds), seed=opts.seed, searches=1,
+        search_seconds=float(search_seconds), worker_iterations=tuple(int(x) for x in worker_iterations))
+    return Advice(seat=seat, decision="selection" if probe.phase == Phase.SELECT else "plan", best=best,
+                  best_text=probe.action_to_string(best), plan=tuple(PlannedAction(a, t) for a, t in plan),
+                  alternatives=alternatives, beliefs=belief_list(probe.game, seat, raw_beliefs, probe, selected),
+                  stats=stats)
+
+
+def public_root(position: Any, seat: int) -> tuple[State, list[int]]:
+    """(the seat's public root: a reference state rebuilt from its observation, the observation's selected
+    counts) of a State/CoreState where ``seat`` is to act. :raises ValueError: if it is not."""
+    if not hasattr(position, "observation") or not hasattr(position, "current_player"):
+        raise ValueError(f"position: expected an engine State or CoreState, got {type(position).__name__}")
+    actor = position.current_player()
+    if actor == TERMINAL:
+        raise ValueError("position: the game is over, there is nothing to search")
+    if actor == CHANCE:
+        raise ValueError("position: a chance node (no player decides here)")
+    if not _is_int(seat) or not 0 <= seat < position.num_players:
+        raise ValueError(f"seat: expected an integer in [0, {position.num_players}), got {seat!r}")
+    if seat != actor:
+        raise ValueError(f"seat: one search advises the player to act ({actor}), got {seat} (feudo_ai.advise "
+                         f"also answers a seat whose secret selection is pending)")
+    from .sampler import observation_fields
+
+    ref = position.to_reference() if hasattr(position, "to_reference") else position
+    obs = ref.observation(seat)
+    return state_from_dict(ref.game, observation_fields(obs)), list(obs["selected_count"])
+
+
+def _backend(opts: SearchOptions):
     if opts.backend == "c":
         from . import fast_search
 
-        return fast_search.search(view, seat, iterations=iterations, seconds=seconds, threads=opts.threads,
-                                  seed=seed, max_nodes=opts.max_nodes, playout=opts.playout,
-                                  playout_turns=opts.playout_turns, c=opts.c, exp3_gamma=opts.exp3_gamma,
-                                  temperature=opts.temperature, sampler=opts.sampler, algorithm=opts.algorithm,
-                                  worlds=opts.worlds, cancel=cancel)
+        return fast_search.search
     from . import ismcts
 
-    params = dict(iterations=iterations, time_limit=seconds, c=opts.c, exp3_gamma=opts.exp3_gamma,
-                  playout=opts.playout, playout_turns=opts.playout_turns, vp_temperature=opts.temperature,
-                  sampler=opts.sampler, workers=opts.threads, worlds=opts.worlds, seed=seed & 0x7FFFFFFF)
-    if opts.max_nodes is not None:
-        params["max_nodes"] = opts.max_nodes
-    return ismcts.advise(view, seat, algorithm=opts.algorithm, cancel=cancel, **params)
-
-
-def _limits(opts: SearchOptions, started: float) -> tuple[int | None, float | None]:
-    """(iterations, seconds) for the next search: the time left under ``seconds`` and ``deadline``."""
-    now = time.monotonic()
-    left = [t for t in (None if opts.seconds is None else opts.seconds - (now - started),
-                        None if opts.deadline is None else opts.deadline - now) if t is not None]
-    return opts.budget, (max(min(left), 1e-3) if left else None)
-
-
-def _derive(seed: int, i: int) -> int:
-    return (int(seed) * 1_000_003 + 104_729 * i) & 0xFFFFFFFFFFFFFFFF
+    return ismcts.search
 
 
 def advise(position: Position, seat: int | None = None, options: SearchOptions | None = None, *,
@@ -408,7 +497,7 @@ def advise(position: Position, seat: int | None = None, options: SearchOptions |
     :raises StateError: an inconsistent position.
     :raises ImportError: ``backend="c"`` without the compiled extensions.
     """
-    started = time.monotonic()
+    started = now()
     opts = SearchOptions() if options is None else options
     if not isinstance(opts, SearchOptions):
         raise ValueError(f"options: expected SearchOptions, got {type(opts).__name__}")
@@ -422,57 +511,53 @@ def advise(position: Position, seat: int | None = None, options: SearchOptions |
 
     # The whole decision: the first search's principal variation; a selection cut short by a small budget is
     # completed by searching again after the picks found so far (the seat's own picks, known to it).
-    plan: list[tuple[int, str]] = []
-    first = None
+    run = _backend(opts)
+    deadline = deadline_of(opts, started)
+    plan: list[PlannedAction] = []
+    first: Advice | None = None
     state = root
-    searches = 0
-    iterations = nodes = 0
+    searches = iterations = nodes = max_depth = worlds = 0
     stopped_by = None
     pool_full = False
-    max_depth = worlds = 0
     while True:
-        it, sec = _limits(opts, started)
+        it = opts.budget
         if searches and it is not None:
             it = max(opts.threads, it // 4)
-        raw = _run_backend(state, seat, opts, _derive(opts.seed, searches), it, sec, cancel)
+        sub = opts.replace(iterations=it, seconds=None, deadline=deadline, seed=derive_seed(opts.seed, searches))
+        one = run(state, seat, sub, cancel=cancel)
         searches += 1
-        st = raw.stats
-        iterations += st["iterations"]
-        nodes += st["nodes"]
-        stopped_by = st.get("stopped_by")
-        pool_full = pool_full or bool(st.get("pool_full", False))
-        max_depth = max(max_depth, st.get("max_depth", 0))
-        worlds += st.get("worlds_sampled", 0)
+        st = one.stats
+        iterations += st.iterations
+        nodes += st.nodes
+        stopped_by = st.stopped_by
+        pool_full = pool_full or st.pool_full
+        max_depth = max(max_depth, st.max_depth)
+        worlds += st.worlds_sampled
         if first is None:
-            first = raw
-        plan.extend((a, t) for a, t in raw.pv)
+            first = one
+        plan.extend(one.plan)
         if decision != "selection":
             break
         state = state.clone()
-        for a, _ in raw.pv:
-            state.apply_action(a)
+        for p in one.plan:
+            state.apply_action(p.action)
         if state.phase != Phase.SELECT or state.current_player() != seat:
             break
-        if stopped_by == "cancelled" or (sec is not None and _limits(opts, started)[1] <= 1e-3):
+        if stopped_by == "cancelled" or (deadline is not None and now() >= deadline):
             break
     if decision == "selection":
         # a cancelled or out-of-time search still answers a whole selection: the most visited picks are completed
         # by the first legal pick (ascending, as the engine asks for them)
         while state.phase == Phase.SELECT and state.current_player() == seat:
             a = state.legal_actions()[0]
-            plan.append((a, state.action_to_string(a)))
+            plan.append(PlannedAction(a, state.action_to_string(a)))
             state = state.clone()
             state.apply_action(a)
-    elapsed = time.monotonic() - started
+    elapsed = now() - started
     assert first is not None
-    alternatives = tuple(Alternative(a.action, a.text, int(a.visits), float(a.mean)) for a in first.alternatives)
-    stats = SearchStats(
-        algorithm=opts.algorithm, backend=opts.backend, iterations=int(iterations), nodes=int(nodes),
-        threads=opts.threads, elapsed=elapsed, iterations_per_s=iterations / elapsed if elapsed > 0 else None,
-        stopped_by=stopped_by, limited=stopped_by in ("time", "cancelled"), pool_full=pool_full,
-        max_depth=int(max_depth), worlds_sampled=int(worlds), seed=opts.seed, searches=searches)
-    best, best_text = plan[0]
-    return Advice(seat=seat, decision=decision, best=best, best_text=best_text,
-                  plan=tuple(PlannedAction(a, t) for a, t in plan), alternatives=alternatives,
-                  beliefs=_belief_list(view.game, seat, first.beliefs, root,
-                                       list(observed.observation["selected_count"])), stats=stats)
+    stats = replace(first.stats, algorithm=opts.algorithm, backend=opts.backend, iterations=int(iterations),
+                    nodes=int(nodes), elapsed=elapsed, iterations_per_s=iterations / elapsed if elapsed > 0 else None,
+                    stopped_by=stopped_by, limited=stopped_by in ("time", "cancelled"), pool_full=pool_full,
+                    max_depth=int(max_depth), worlds_sampled=int(worlds), seed=opts.seed, searches=searches)
+    return replace(first, seat=seat, decision=decision, best=plan[0].action, best_text=plan[0].text,
+                   plan=tuple(plan), stats=stats)

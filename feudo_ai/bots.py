@@ -42,6 +42,41 @@ class RandomBot(Bot):
         return self.rng.choice(state.legal_actions())
 
 
+class AdviceBot(Bot):
+    """A bot that plays :func:`feudo_ai.advise`'s answer with its :class:`~feudo_ai.advice.SearchOptions`
+    (``options``, set by the subclass; each search seeded from the bot's generator). The seat's whole secret
+    selection (R6: one simultaneous decision, sequential in the engine) is decided at its first pick, and the
+    next picks follow it: nothing new is seen between them. Any other decision is searched afresh."""
+
+    name = "advice"
+
+    def __init__(self, seed: int = 0):
+        super().__init__(seed)
+        self.options = None  # a SearchOptions, set by the subclass
+        self.last_advice = None
+        self._planned: list[tuple[dict, int]] = []  # (the seat's observation before a pick, the pick)
+
+    def choose(self, state: State) -> int:
+        from .advice import advise
+
+        seat = state.current_player()
+        obs = state.observation(seat)
+        for i, (expected, action) in enumerate(self._planned):
+            if expected == obs:  # the same selection, further on (forced picks are played without asking)
+                self._planned = self._planned[i + 1:]
+                return action
+        advice = advise(state, seat, self.options.replace(seed=self.rng.getrandbits(31)))
+        self.last_advice = advice
+        self._planned = []
+        if advice.decision == "selection":
+            s = state.clone()
+            for i, p in enumerate(advice.plan):
+                if i:
+                    self._planned.append((s.observation(seat), p.action))
+                s.apply_action(p.action)
+        return advice.best
+
+
 def _lazy(module: str, cls: str) -> Callable[..., Bot]:
     """A factory importing its bot module on first use (the bot modules import this one)."""
 

@@ -21,10 +21,11 @@ public signature). As in Cowling et al.'s MO-ISMCTS the trees start at the searc
 hidden before the root is in no tree: every player's root node is what the seat's observation shows of that
 player (the seat's own selection, an opponent's revealed cards). An opponent therefore chooses its reveals
 with statistics merged over the hands it may hold (availability counts keep them consistent); keying its root
-by its sampled hand instead (``root_private=True``) splits its nodes over every hand and, measured, starves
-the tree: ISMCTS then lost 2.5/16 against PIMC at 200 iterations (quick benchmark). A node
+by its sampled hand instead (``root_private=True``) splits its nodes over every hand and starves the tree
+(measured: ``docs/search.md``). A node
 is created only for the player to act (the other trees would only record "?"/public edges that never drive a
-choice), one new node per iteration (plus a node cap for bounded memory). Nodes hold per-action visits,
+choice), and a walk leaves the tree right after the first untried action it takes (as the C search does: at
+most one new node per iteration; plus a node cap for bounded memory). Nodes hold per-action visits,
 reward sums and **availability counts** ("the number of times the parent was visited while this child was
 available", Cowling et al. 2012), which replace the parent visit count in UCB because an action may exist in
 only some of the worlds that share an information set. Rewards are per-player vectors; each node is scored
@@ -42,37 +43,36 @@ selection root is the most visited action (EXP3's average strategy's mode).
 Playouts. ``playout="random"``: uniformly random actions to the end of the game, reward = R19 returns.
 ``playout="truncated"``: random actions until ``playout_turns`` turns after the root's turn have ended (0: the
 end of the root's turn), then an evaluation. ``playout="eval"``: no random actions, the leaf itself is
-evaluated. ``playout="mixed"`` (default): "truncated" when the leaf is before the turn's moves (Diplomacy,
-Strategy, Plague: an evaluation there cannot tell one secret selection from another, nothing has happened
-yet), "eval" otherwise. The evaluation is a softmax over the players of (VP + a small positional term,
+evaluated. ``playout="mixed"`` (this reference only; the default of its bots): "truncated" when the leaf is
+before the turn's moves (Diplomacy, Strategy, Plague: an evaluation there cannot tell one secret selection from
+another, nothing has happened yet), "eval" otherwise. The evaluation is a softmax over the players of (VP + a small positional term,
 :func:`feudo_ai.evaluate.position_score`) divided by a temperature that shrinks as the end nears, read as win
 probabilities. ``policy="light"`` makes random playouts launch a declared attack only with every token that
-can join. Measured (2 players, ISMCTS against the greedy bot, seat-rotated, same seeds per comparison):
-reference engine, 20 games: truncated 60 iterations 0.40 (8.6 s/game), with the light policy 0.33, eval 60
-iterations 0.50 (2.4 s/game), eval 300 iterations 0.50; with c=0.2 and temperature 1 (the defaults) eval 60
-0.53 and eval 300 0.58; full random playouts 60 iterations 0.50 over 10 games at 33 s/game. With the core,
-200 iterations, 16 games: eval 0.44, mixed 0.56 (and 0.50 against PIMC with eval). All within noise at these
-sample sizes; "mixed" is the default because it is the only one that can value a selection at the root
-cheaply. The exploration constant is small because evaluated rewards differ by a few hundredths between
-moves; use c≈0.7 with random playouts (0/1 rewards).
+can join. "mixed" is the cheapest way to value a selection at the root; the measurements behind these choices
+are in ``docs/search.md``. The exploration constant is small because evaluated rewards differ by a few
+hundredths between moves; use c≈0.7 with random playouts (0/1 rewards).
 
-PIMC (:func:`pimc_search`): the classic determinized baseline: sample ``worlds`` worlds, run plain UCT on each
+PIMC (``algorithm="pimc"``): the classic determinized baseline: sample ``worlds`` worlds, run plain UCT on each
 as a perfect-information game (all actions visible to all players), sum the root visits (votes) across worlds.
 It suffers strategy fusion and lets opponents "see" selections; that is what it is for (a baseline).
 
-Limits: ``iterations``, ``time_limit`` (seconds), ``deadline`` (``time.monotonic()`` value), a ``cancel``
+Limits (options): ``iterations``, ``seconds``, ``deadline`` (a ``time.monotonic()`` value), a ``cancel``
 ``threading.Event`` polled between iterations and inside playouts (so it stops within a few ms), and
-``max_nodes``. Same seed and same iteration budget give the same advice. ``workers > 1`` runs root-parallel
+``max_nodes``. Same seed and same iteration budget give the same advice. ``threads > 1`` runs root-parallel
 searches (threads or processes, seeds derived from the seed) and merges their root statistics and beliefs;
 the Python tree code holds the GIL, so threads gain only while the core runs a random playout in C (GIL
 released); ``parallel="process"`` scales on free cores (the principal variation is then only the best action).
 
-Engines. Worlds are built as reference :class:`engine.State` objects (validated by ``state_from_dict``) and
-converted to the Cython core's ``CoreState`` when it is built (:func:`feudo_ai.sampler.to_search_state`,
-``set_backend("reference")`` or FEUDO_SEARCH_BACKEND=reference to opt out); the search only uses the
-OpenSpiel-style API plus the public fields the evaluation reads, so it runs on either, and with "eval" or
-"truncated" playouts gives the same advice on both (tested). Random playouts use the core's
-``random_playout`` (C, GIL released) when available.
+Engines. Worlds are built as reference :class:`engine.State` objects (validated by ``state_from_dict``) and,
+with ``SearchOptions(engine="core")`` (the default), converted to the Cython core's ``CoreState``; a world the
+core cannot take is an error, never a silent fall back to the reference. ``engine="reference"`` keeps them on
+the reference engine. The search only uses the OpenSpiel-style API plus the public fields the evaluation
+reads, so it runs on either, and with "eval" or "truncated" playouts gives the same advice on both (tested).
+Random playouts use the core's ``random_playout`` (C, GIL released) on the core.
+
+Options: :class:`feudo_ai.advice.SearchOptions`, the vocabulary of the C search too (:func:`search`, reached
+through :func:`feudo_ai.advise` with ``backend="python"``); both return the same
+:class:`feudo_ai.advice.Advice`, and ``tests/test_search_agreement.py`` checks that they agree.
 """
 
 from __future__ import annotations
@@ -82,29 +82,31 @@ import random
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
-from dataclasses import asdict, dataclass, fields, replace
-from typing import Any
+from dataclasses import dataclass, replace
 
 from engine.record import sample_chance
 from engine.state import Phase
 
-from .bots import Bot
+from .advice import (Advice, SearchOptions, deadline_of, derive_seed, now, public_root, search_advice,
+                     split_budget)
+from .bots import AdviceBot
 from .cancel import forward_cancel
 from .evaluate import position_score
-from .sampler import make_sampler, to_search_state
+from .sampler import make_sampler
 
 PLAYOUTS = ("truncated", "random", "eval", "mixed")
 _BEFORE_MOVES = (int(Phase.SELECT), int(Phase.CHANCE_PLAGUE), int(Phase.CHOOSE_ORDER), int(Phase.CHANCE_DECIDER))
 HIDDEN = -1  # the observation of another player's secret pick ("?")
+DEFAULT_MAX_NODES = 100_000  # node cap of this reference when SearchOptions.max_nodes is None
 _SELECT = int(Phase.SELECT)
-MAX_ITERATIONS = 100_000_000  # iterations of one search
-MAX_SECONDS = 86_400.0  # time_limit of one search
-MAX_PLAYOUT_TURNS = 200  # the longest game: 100 regular turns + 100 tie-break turns
-MAX_NODES = 1_000_000  # nodes of one search over all workers (a Python node with its dicts is ~1 kB: ~1 GiB)
 
 
 @dataclass
 class SearchConfig:
+    """The internal configuration of one run (built from :class:`~feudo_ai.advice.SearchOptions` by
+    :func:`search`; ``policy``, ``root_private`` and ``parallel`` are the reference's experimental knobs, see the
+    module docstring)."""
+
     iterations: int | None = 1000  # None: no iteration limit (then a time limit or deadline is needed)
     time_limit: float | None = None  # seconds of wall time
     deadline: float | None = None  # absolute time.monotonic() value
@@ -116,77 +118,29 @@ class SearchConfig:
     vp_temperature: float = 1.0  # eval/truncated playouts: softmax temperature of scores at the start of the game
     sampler: str = "uniform"  # "uniform" or "weighted"
     root_private: bool = False  # opponents' root information sets split by their own (sampled) selection
-    max_nodes: int = 100_000  # node cap (bounded memory): no node is created beyond it
+    max_nodes: int = DEFAULT_MAX_NODES  # node cap (bounded memory): no node is created beyond it
     workers: int = 1  # root-parallel searches
     parallel: str = "process"  # "process" or "thread"
     worlds: int = 8  # PIMC only: number of determinizations
     seed: int = 0
+    engine: str = "core"  # worlds on the Cython core ("core") or the reference engine ("reference")
 
     def validate(self) -> "SearchConfig":
-        """Refuse options that are the wrong type, not finite, or beyond the documented maxima (ValueError naming
-        the option): iterations <= MAX_ITERATIONS, playout_turns <= MAX_PLAYOUT_TURNS, c finite in [0, 100],
-        max_nodes x workers within the memory limit of a search (MAX_NODES nodes, ~1 kB each in Python)."""
-        def is_int(v: Any) -> bool:
-            return isinstance(v, int) and not isinstance(v, bool)
-
-        def is_num(v: Any) -> bool:
-            return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
         if self.iterations is None and self.time_limit is None and self.deadline is None:
             raise ValueError("search: give iterations, time_limit or deadline")
-        if self.iterations is not None and (not is_int(self.iterations) or not 1 <= self.iterations <= MAX_ITERATIONS):
-            raise ValueError(f"iterations: expected an integer in [1, {MAX_ITERATIONS:,}], got {self.iterations!r}")
-        if self.time_limit is not None and (not is_num(self.time_limit) or not 0 < self.time_limit <= MAX_SECONDS):
-            raise ValueError(f"time_limit: expected a number in (0, {MAX_SECONDS:g}], got {self.time_limit!r}")
-        if self.deadline is not None and not is_num(self.deadline):
-            raise ValueError(f"deadline: expected a finite time.monotonic() value, got {self.deadline!r}")
-        if not is_num(self.c) or not 0 <= self.c <= 100:
-            raise ValueError(f"c: expected a number in [0, 100], got {self.c!r}")
-        if not is_num(self.exp3_gamma) or not 0 < self.exp3_gamma <= 1:
-            raise ValueError(f"exp3_gamma: expected a number in (0, 1], got {self.exp3_gamma!r}")
-        if not is_num(self.vp_temperature) or not 0 < self.vp_temperature <= 1e6:
-            raise ValueError(f"vp_temperature: expected a number in (0, 1e6], got {self.vp_temperature!r}")
-        if not is_int(self.playout_turns) or not 0 <= self.playout_turns <= MAX_PLAYOUT_TURNS:
-            raise ValueError(f"playout_turns: expected an integer in [0, {MAX_PLAYOUT_TURNS}], got {self.playout_turns!r}")
+        if self.iterations is not None and self.iterations < 1:
+            raise ValueError("iterations: expected a positive integer")
         if self.policy not in ("uniform", "light"):
             raise ValueError(f"policy: expected 'uniform' or 'light', got {self.policy!r}")
         if self.playout not in PLAYOUTS:
             raise ValueError(f"playout: expected one of {', '.join(PLAYOUTS)}, got {self.playout!r}")
         if self.parallel not in ("process", "thread"):
             raise ValueError(f"parallel: expected 'process' or 'thread', got {self.parallel!r}")
-        if not is_int(self.workers) or not 1 <= self.workers <= 64:
-            raise ValueError(f"workers: expected an integer in [1, 64], got {self.workers!r}")
-        if not is_int(self.worlds) or not 1 <= self.worlds <= 4096:
-            raise ValueError(f"worlds: expected an integer in [1, 4096], got {self.worlds!r}")
-        if not is_int(self.max_nodes) or not 1 <= self.max_nodes <= MAX_NODES:
-            raise ValueError(f"max_nodes: expected an integer in [1, {MAX_NODES:,}], got {self.max_nodes!r}")
-        if self.max_nodes * self.workers > MAX_NODES:
-            raise ValueError(f"max_nodes: {self.workers} workers x {self.max_nodes:,} nodes exceeds the memory limit "
-                             f"of a search ({MAX_NODES:,} nodes, about 1 GiB of Python objects)")
-        if not is_int(self.seed):
-            raise ValueError(f"seed: expected an integer, got {self.seed!r}")
+        if self.workers < 1 or self.max_nodes < 1 or self.worlds < 1:
+            raise ValueError("workers, max_nodes and worlds must be positive")
+        if self.engine not in ("core", "reference"):
+            raise ValueError(f"engine: expected 'core' or 'reference', got {self.engine!r}")
         return self
-
-
-@dataclass
-class Alternative:
-    action: int
-    text: str
-    visits: int
-    mean: float  # mean reward of the seat (win probability estimate)
-
-
-@dataclass
-class Advice:
-    best: int
-    best_text: str
-    alternatives: list[Alternative]  # ranked, most visited first
-    pv: list[tuple[int, str]]  # principal variation for the rest of the seat's own consecutive actions
-    beliefs: dict[int, dict[str, list[float]]]  # per opponent: P(army card t selected), P(trading card c)
-    stats: dict[str, Any]
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 class Node:
@@ -274,7 +228,12 @@ class _Searcher:
                 self.belief_trade[q][d["sel_trade"][q]] += 1
         from engine.serialize import state_from_dict
 
-        return to_search_state(state_from_dict(self.game, d)), d
+        world = state_from_dict(self.game, d)
+        if self.cfg.engine == "core":
+            from engine.core import CoreState  # an ImportError (core not built) is an error, never a fallback
+
+            world = CoreState.from_reference(world)
+        return world, d
 
     def _root_keys(self, d: dict) -> list[int]:
         if self.perfect:
@@ -309,6 +268,7 @@ class _Searcher:
             legal = state.legal_actions()
             phase = state.phase
             hidden = (not perfect) and phase == _SELECT
+            expanded = False
             if len(legal) == 1:
                 a = legal[0]
             else:
@@ -323,9 +283,12 @@ class _Searcher:
                     self.nodes += 1
                     created = True
                 a, prob = self._select(node, legal, rng)
+                expanded = a not in node.visits  # an untried action: the iteration leaves the tree after it
                 path.append((node, a, legal, prob))
                 depth += 1
             state.apply_action(a)
+            if expanded:
+                break  # (as the C search: the leaf is the position right after the expanded action)
             if hidden:
                 keys = [_key(k, a if q == p else HIDDEN) for q, k in enumerate(keys)]
             else:
@@ -540,10 +503,11 @@ def _summary(s: _Searcher) -> dict:
     root = s._root_override if s._root_override is not None else s.root_stats()
     return {"root": root, "iterations": s.iterations, "worlds": s.worlds, "nodes": s.nodes,
             "max_depth": s.max_depth, "stop": s.stop, "belief_army": s.belief_army,
-            "belief_trade": s.belief_trade, "searcher": s}
+            "belief_trade": s.belief_trade, "searcher": s, "elapsed": s.elapsed}
 
 
-def _search(kind: str, game, obs: dict, cfg: SearchConfig, cancel: threading.Event | None) -> Advice:
+def _run_all(kind: str, game, obs: dict, cfg: SearchConfig, cancel: threading.Event | None) -> list[dict]:
+    """Run the search (root-parallel workers when ``cfg.workers > 1``): the workers' summaries."""
     cfg.validate()
     started = time.monotonic()
     if cfg.deadline is None and cfg.time_limit is not None:
@@ -557,7 +521,7 @@ def _search(kind: str, game, obs: dict, cfg: SearchConfig, cancel: threading.Eve
             iters = None
             if cfg.iterations is not None:
                 iters = max(1, cfg.iterations // cfg.workers + (1 if i < cfg.iterations % cfg.workers else 0))
-            subs.append(replace(cfg, workers=1, iterations=iters, seed=_derive(cfg.seed, i)))
+            subs.append(replace(cfg, workers=1, iterations=iters, seed=derive_seed(cfg.seed, i)))
         if cfg.parallel == "thread":
             with ThreadPoolExecutor(cfg.workers) as ex:
                 summaries = list(ex.map(lambda c: _summary(runner(game, obs, c, cancel)), subs))
@@ -573,7 +537,7 @@ def _search(kind: str, game, obs: dict, cfg: SearchConfig, cancel: threading.Eve
                     summaries = [f.result() for f in futs]
             # the PV needs a tree: rebuild it locally is too costly; use a short local search's tree instead
             summaries[0]["searcher"] = None
-    return _advice(kind, game, obs, cfg, summaries, time.monotonic() - started)
+    return summaries
 
 
 def _worker_noobj(args) -> dict:
@@ -582,34 +546,22 @@ def _worker_noobj(args) -> dict:
     return d
 
 
-def _derive(seed: int, i: int) -> int:
-    return (int(seed) * 1_000_003 + 7919 * (i + 1)) & 0x7FFFFFFF
-
-
-def _advice(kind: str, game, obs: dict, cfg: SearchConfig, summaries: list[dict], elapsed: float) -> Advice:
+def _advice(kind: str, game, obs: dict, cfg: SearchConfig, summaries: list[dict], started: float,
+            opts: SearchOptions) -> Advice:
     from engine.serialize import state_from_dict
 
     from .sampler import observation_fields
 
     seat = obs["seat"]
-    visits: dict[int, int] = {}
-    total: dict[int, float] = {}
+    root: dict[int, tuple[int, float]] = {}
     for s in summaries:
         for a, (v, t) in s["root"].items():
-            visits[a] = visits.get(a, 0) + v
-            total[a] = total.get(a, 0.0) + t
+            mv, mt = root.get(a, (0, 0.0))
+            root[a] = (mv + v, mt + t)
     probe = state_from_dict(game, observation_fields(obs))
     legal = probe.legal_actions()
-    for a in list(visits):
-        if a not in legal:  # cannot happen for an honest root (the seat's legal actions are known); be safe
-            visits.pop(a)
-            total.pop(a)
-    ranked = sorted(visits, key=lambda a: (-visits[a], -total[a] / visits[a], a))
-    alternatives = [Alternative(a, probe.action_to_string(a), visits[a], total[a] / visits[a]) for a in ranked]
-    if ranked:
-        best = ranked[0]
-    else:
-        best = legal[0]  # no iteration finished (e.g. cancelled at once): first legal action
+    ranked = sorted((a for a in root if a in legal), key=lambda a: (-root[a][0], -root[a][1] / root[a][0], a))
+    best = ranked[0] if ranked else legal[0]
     worlds = sum(s["worlds"] for s in summaries)
     beliefs: dict[int, dict[str, list[float]]] = {}
     n, k = game.num_players, game.num_tokens
@@ -617,25 +569,17 @@ def _advice(kind: str, game, obs: dict, cfg: SearchConfig, summaries: list[dict]
         if q == seat:
             continue
         army = [sum(s["belief_army"][q][t] for s in summaries) / max(1, worlds) for t in range(k)]
-        trade_counts = [sum(s["belief_trade"][q][c] for s in summaries) for c in range(len(game.ruleset.trading_cards))]
+        trade_counts = [sum(s["belief_trade"][q][c] for s in summaries)
+                        for c in range(len(game.ruleset.trading_cards))]
         tt = sum(trade_counts)
         beliefs[q] = {"army": army, "trade": [x / tt if tt else 0.0 for x in trade_counts]}
-    iterations = sum(s["iterations"] for s in summaries)
-    pv = _principal_variation(summaries[0].get("searcher"), probe, seat, best)
-    stats = {
-        "algorithm": kind,
-        "iterations": iterations,
-        "worlds_sampled": worlds,
-        "nodes": sum(s["nodes"] for s in summaries),
-        "max_depth": max(s["max_depth"] for s in summaries),
-        "elapsed": elapsed,
-        "iterations_per_s": iterations / elapsed if elapsed > 0 else None,
-        "stopped_by": summaries[0]["stop"],
-        "workers": len(summaries),
-        "playout": cfg.playout,
-        "seed": cfg.seed,
-    }
-    return Advice(best, probe.action_to_string(best), alternatives, pv, beliefs, stats)
+    return search_advice(
+        probe, seat, opts, root, _principal_variation(summaries[0].get("searcher"), probe, seat, best), beliefs,
+        list(obs["selected_count"]), iterations=sum(s["iterations"] for s in summaries),
+        nodes=sum(s["nodes"] for s in summaries), elapsed=now() - started,
+        search_seconds=max(s["elapsed"] for s in summaries), stopped_by=summaries[0]["stop"], pool_full=False,
+        max_depth=max(s["max_depth"] for s in summaries), worlds=worlds,
+        worker_iterations=tuple(s["iterations"] for s in summaries))
 
 
 def _principal_variation(searcher: _Searcher | None, probe, seat: int, best: int) -> list[tuple[int, str]]:
@@ -682,59 +626,67 @@ def _principal_variation(searcher: _Searcher | None, probe, seat: int, best: int
 
 
 # -- public API ------------------------------------------------------------------------------------------------
-def _config(kwargs: dict) -> SearchConfig:
-    names = {f.name for f in fields(SearchConfig)}
-    bad = [k for k in kwargs if k not in names]
-    if bad:
-        raise ValueError(f"unknown search parameter(s) {', '.join(bad)}; known: {', '.join(sorted(names))}")
-    return SearchConfig(**kwargs)
+def config(opts: SearchOptions, *, policy: str = "uniform", root_private: bool = False,
+           parallel: str = "process") -> SearchConfig:
+    """The run configuration of ``opts`` (plus the reference's experimental knobs): the one mapping from the
+    options vocabulary to this module."""
+    opts.validate()
+    started = now()
+    max_nodes = opts.max_nodes if opts.max_nodes is not None else DEFAULT_MAX_NODES
+    return SearchConfig(iterations=opts.budget, deadline=deadline_of(opts, started), c=opts.c,
+                        exp3_gamma=opts.exp3_gamma, playout=opts.playout, playout_turns=opts.playout_turns,
+                        policy=policy, vp_temperature=opts.temperature, sampler=opts.sampler,
+                        root_private=root_private, max_nodes=max_nodes, workers=opts.threads, parallel=parallel,
+                        worlds=opts.worlds, seed=opts.seed, engine=opts.engine).validate()
 
 
-def ismcts_search(game, obs: dict, cancel: threading.Event | None = None, **params) -> Advice:
-    """MO-ISMCTS from one seat's observation (``state.observation(seat)``); see the module docstring."""
-    return _search("ismcts", game, obs, _config(params), cancel)
+def search(position, seat: int | None = None, options: SearchOptions | None = None, *,
+           cancel: threading.Event | None = None, policy: str = "uniform", root_private: bool = False,
+           parallel: str = "process") -> Advice:
+    """The Python reference backend of :func:`feudo_ai.advise` (``SearchOptions(backend="python")``): one search
+    for ``seat`` (the player to act) in ``position`` from ``position.observation(seat)`` only; the same options
+    and the same :class:`~feudo_ai.advice.Advice` as :func:`feudo_ai.fast_search.search` (``options.backend`` is
+    ignored). ``policy``, ``root_private``, ``parallel``: experimental knobs of this reference (module docstring).
+
+    :raises ValueError: a bad option or seat.
+    """
+    started = now()
+    opts = SearchOptions() if options is None else options
+    if not isinstance(opts, SearchOptions):
+        raise ValueError(f"options: expected SearchOptions, got {type(opts).__name__}")
+    if seat is None and hasattr(position, "current_player"):
+        seat = position.current_player()
+    probe, _ = public_root(position, seat)
+    cfg = config(opts, policy=policy, root_private=root_private, parallel=parallel)
+    ref = position.to_reference() if hasattr(position, "to_reference") else position
+    obs = ref.observation(seat)  # the selected counts of the true position (the probe has the hidden ones blank)
+    kind = "pimc" if opts.algorithm == "pimc" else "ismcts"
+    summaries = _run_all(kind, probe.game, obs, cfg, cancel)
+    return _advice(kind, probe.game, obs, cfg, summaries, started, opts)
 
 
-def pimc_search(game, obs: dict, cancel: threading.Event | None = None, **params) -> Advice:
-    """Determinized UCT (PIMC) from one seat's observation; see the module docstring."""
-    return _search("pimc", game, obs, _config(params), cancel)
-
-
-def advise(state, seat: int | None = None, algorithm: str = "ismcts", cancel: threading.Event | None = None,
-           **params) -> Advice:
-    """Convenience: advice for ``seat`` (default: the player to act) from ``state.observation(seat)`` only."""
-    seat = state.current_player() if seat is None else seat
-    obs = state.observation(seat)
-    fn = pimc_search if algorithm == "pimc" else ismcts_search
-    return fn(state.game, obs, cancel=cancel, **params)
-
-
-class _SearchBot(Bot):
+class _SearchBot(AdviceBot):
     algorithm = "ismcts"
     defaults: dict = {}
 
     def __init__(self, seed: int = 0, **params):
         super().__init__(seed)
-        self.params = {**self.defaults, **params}
-        self.params.pop("seed", None)
-        _config(dict(self.params)).validate()  # fail early on bad parameters
-        self.last_advice: Advice | None = None
-
-    def choose(self, state) -> int:
-        seat = state.current_player()
-        obs = state.observation(seat)
-        fn = pimc_search if self.algorithm == "pimc" else ismcts_search
-        advice = fn(state.game, obs, seed=self.rng.getrandbits(31), **self.params)
-        self.last_advice = advice
-        return advice.best
+        params.pop("seed", None)
+        for fixed in ("algorithm", "backend"):
+            if fixed in params:
+                raise ValueError(f"unknown {self.name} parameter {fixed} (fixed by the bot)")
+        # fail early on bad parameters
+        self.options = SearchOptions.from_dict({**self.defaults, **params, "algorithm": self.algorithm,
+                                                "backend": "python"})
 
 
 class PyISMCTSBot(_SearchBot):
-    """Bot "ismcts-py": this module's MO-ISMCTS (default 300 iterations)."""
+    """Bot "ismcts-py": this module's MO-ISMCTS through :func:`feudo_ai.advise` (default 300 iterations, the
+    "mixed" playout)."""
 
     name = "ismcts-py"
     algorithm = "ismcts"
-    defaults = {"iterations": 300}
+    defaults = {"iterations": 300, "playout": "mixed"}
 
 
 class PyPIMCBot(_SearchBot):
@@ -742,4 +694,4 @@ class PyPIMCBot(_SearchBot):
 
     name = "pimc-py"
     algorithm = "pimc"
-    defaults = {"iterations": 300, "worlds": 6}
+    defaults = {"iterations": 300, "worlds": 6, "playout": "mixed"}

@@ -26,9 +26,8 @@ more likely to have been picked; cards with shillings more likely when the playe
 
 from __future__ import annotations
 
-import os
 import random
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 from engine.serialize import state_from_dict
 from engine.state import DEAD, Game, Phase, State
@@ -93,6 +92,10 @@ class Sampler:
                 continue
             revealed = [t for t in range(k) if obs["revealed"][q][t]]
             count = obs["selected_count"][q]
+            if obs["sel_done"][q]:
+                # a player done selecting holds min(army_cards_selected, held) selected cards (R6), a public fact
+                # (also for the players feudo_ai.advise marks done when a later seat asks out of turn)
+                count = min(game.ruleset.army_cards_selected, sum(obs["army_held"][q]))
             hidden_n = count - len(revealed)
             candidates = [t for t in range(k) if obs["army_held"][q][t] and not obs["revealed"][q][t]]
             if hidden_n < 0 or hidden_n > len(candidates):
@@ -200,62 +203,3 @@ def make_sampler(name: str, game: Game, obs: dict) -> Sampler:
 def sample_world(game: Game, obs: dict, rng: random.Random, sampler: str = "uniform") -> State:
     """Convenience: one world consistent with ``obs``."""
     return make_sampler(sampler, game, obs).sample(rng)
-
-
-# What the search and its evaluation read from a world besides the OpenSpiel-style methods.
-SEARCH_ATTRIBUTES = ("phase", "turn", "tiebreak", "active", "vp", "loc", "stricken", "entered", "owner",
-                     "plague_village", "king", "castle", "game", "number", "red_number", "castle_territory")
-
-
-BACKENDS = ("auto", "reference")
-_BACKEND = [os.environ.get("FEUDO_SEARCH_BACKEND", "auto")]
-
-
-def set_backend(name: str) -> str:
-    """Worlds of the search: "auto" (the Cython core when built, else the reference) or "reference".
-    Returns the previous setting. The environment variable FEUDO_SEARCH_BACKEND sets the initial value."""
-    if name not in BACKENDS:
-        raise ValueError(f"backend: expected one of {', '.join(BACKENDS)}, got {name!r}")
-    old = _BACKEND[0]
-    _BACKEND[0] = name
-    return old
-
-
-def search_backend() -> str:
-    """The implementation search worlds actually use now: "core" or "reference"."""
-    if _BACKEND[0] == "reference" or _core_converter() is None:
-        return "reference"
-    return "core"
-
-
-def to_search_state(state: Any) -> Any:
-    """Convert a reference world to the fast core's state when :mod:`engine.core` is built and offers what the
-    search reads (:data:`SEARCH_ATTRIBUTES`); otherwise return the reference world unchanged."""
-    conv = _core_converter()
-    if conv is None or _BACKEND[0] == "reference":
-        return state
-    try:
-        fast = conv(state)
-    except Exception:  # noqa: BLE001 - a core that cannot take this state: stay on the reference
-        return state
-    if not _CORE_OK:
-        if not all(hasattr(fast, a) for a in SEARCH_ATTRIBUTES):
-            _CORE[0] = None  # an incomplete core: never use it
-            return state
-        _CORE_OK.append(True)
-    return fast
-
-
-_CORE: list = []
-_CORE_OK: list = []
-
-
-def _core_converter():
-    if not _CORE:
-        try:  # the Cython core is optional: the reference engine alone must always work
-            from engine.core import CoreState  # type: ignore
-
-            _CORE.append(CoreState.from_reference)
-        except Exception:  # noqa: BLE001 - not built / not present
-            _CORE.append(None)
-    return _CORE[0]

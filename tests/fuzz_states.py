@@ -7,7 +7,7 @@ types, deleted and extra fields, shuffled phases, negative cursors, JSON-level d
 ``State.from_json`` and to the core. A mutated state is either refused with a :class:`StateError` whose
 message starts with a field path, or it loads, and then the reference and the core agree on ``canonical()``,
 the player to act and the legal actions, a random playout finishes on both, and a 50-iteration C search
-does not crash at a decision node. Any other outcome (an exception, a disagreement) fails the Hypothesis
+(feudo_ai.advise) does not crash at a decision node. Any other outcome (an exception, a disagreement) fails the Hypothesis
 property and the process exits non-zero; a crash of the C code kills this process, never pytest.
 
 Prints one JSON line: examples tried, how many loaded, and the rejections tallied by field path.
@@ -200,9 +200,9 @@ def check_loaded(ref: State, text, seed: int) -> None:
     assert len(core.random_playout(seed)) == ref.num_players
     reference_playout(ref.clone(), seed)
     if not ref.is_terminal() and not ref.is_chance_node():
-        from feudo_ai.fast_search import search
+        import feudo_ai
 
-        advice = search(ref, iterations=50, seed=seed)
+        advice = feudo_ai.advise(ref, ref.current_player(), feudo_ai.SearchOptions(iterations=50, seed=seed))
         assert advice.best in ref.legal_actions()
 
 

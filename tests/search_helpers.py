@@ -94,15 +94,10 @@ def with_other_selections(state, seat: int, rng: random.Random):
 
 import pytest  # noqa: E402
 
-from feudo_ai.sampler import search_backend, set_backend  # noqa: E402
-
-
-@pytest.fixture(params=["reference", "auto"], autouse=False)
-def backend(request):
-    """Run a test with search worlds on the reference engine, then on "auto" (the core when built)."""
-    old = set_backend(request.param)
-    yield search_backend()
-    set_backend(old)
+@pytest.fixture(params=["reference", "core"], autouse=False)
+def engine(request) -> str:
+    """The engine of the Python search's worlds (SearchOptions.engine): the reference, then the core."""
+    return request.param
 
 
 def hidden_position(players: int = 4):
@@ -114,9 +109,11 @@ def hidden_position(players: int = 4):
 
 def advice_key(advice):
     """Everything of an Advice that a seed and an iteration budget fix (timings left out)."""
-    return ([(a.action, a.visits, round(a.mean, 12)) for a in advice.alternatives], advice.best, advice.pv,
-            advice.beliefs, {k: v for k, v in advice.stats.items() if k not in ("elapsed", "search_seconds",
-                                                                                "iterations_per_s")})
+    from dataclasses import asdict
+
+    return ([(a.action, a.visits, round(a.win_probability, 12)) for a in advice.alternatives], advice.best,
+            advice.plan, advice.beliefs, {k: v for k, v in asdict(advice.stats).items()
+                                          if k not in ("elapsed", "search_seconds", "iterations_per_s")})
 
 
 def cancel_after(search_fn, cancel, delay: float = 0.15, **kwargs):
@@ -155,3 +152,20 @@ def score_against_random(make_bot, games: int) -> float:
         _, final = play_game(bots, new_game(players=2, seed=g), seed=g)
         score += final.returns()[seat]
     return score
+
+
+def c_search(state, seat=None, cancel=None, **options):
+    """One search of the C backend (feudo_ai.fast_search.search), options by their SearchOptions names."""
+    from feudo_ai import fast_search
+    from feudo_ai.advice import SearchOptions
+
+    return fast_search.search(state, seat, SearchOptions.from_dict(options), cancel=cancel)
+
+
+def py_search(state, seat=None, cancel=None, **options):
+    """One search of the Python reference backend (feudo_ai.ismcts.search), options by their SearchOptions
+    names (``backend="python"`` implied)."""
+    from feudo_ai import ismcts
+    from feudo_ai.advice import SearchOptions
+
+    return ismcts.search(state, seat, SearchOptions.from_dict({**options, "backend": "python"}), cancel=cancel)

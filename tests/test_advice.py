@@ -20,7 +20,7 @@ def _at_select(seat_to_act: int = 0, players: int = 4):
 
 def _comparable(advice) -> dict:
     d = advice.to_dict()
-    for k in ("elapsed", "iterations_per_s"):
+    for k in ("elapsed", "iterations_per_s", "search_seconds"):  # timings
         d["stats"].pop(k)
     return d
 
@@ -29,10 +29,32 @@ def _comparable(advice) -> dict:
     ("iterations", 0), ("iterations", 1.5), ("seconds", -1), ("seconds", math.nan), ("threads", 0),
     ("threads", 65), ("algorithm", "alphabeta"), ("backend", "gpu"), ("playout", "nope"), ("sampler", "x"),
     ("c", math.nan), ("c", -0.1), ("exp3_gamma", 0), ("temperature", math.inf), ("worlds", 0),
-    ("max_nodes", 3), ("playout_turns", 2**40), ("seed", "1"), ("deadline", math.nan)])
+    ("max_nodes", 3), ("playout_turns", 2**40), ("seed", "1"), ("deadline", math.nan),
+    # the caps (issue 9): beyond the documented maxima
+    ("iterations", 10**8 + 1), ("playout_turns", 201), ("c", 100.5), ("temperature", 2e6), ("max_nodes", 2**24 + 1),
+    ("engine", "gpu")])
 def test_bad_option_is_named(field, value):
     with pytest.raises(ValueError, match=f"^{field}:"):
         SearchOptions(**{field: value})
+
+
+def test_memory_of_a_search_is_capped():
+    """threads x max_nodes x 64 bytes within 1 GiB for the C search (MAX_SEARCH_BYTES), 1,000,000 nodes over the
+    workers of the Python search; the largest allowed pools are accepted."""
+    SearchOptions(max_nodes=2**24)  # 16,777,216 nodes x 64 bytes = 1 GiB on one thread
+    SearchOptions(max_nodes=2**23, threads=2)
+    with pytest.raises(ValueError, match="^max_nodes: 2 threads"):
+        SearchOptions(max_nodes=2**23 + 1, threads=2)
+    SearchOptions(backend="python", max_nodes=500_000, threads=2)
+    with pytest.raises(ValueError, match="^max_nodes: 2 workers"):
+        SearchOptions(backend="python", max_nodes=500_001, threads=2)
+
+
+def test_c_node_size_is_what_the_memory_cap_counts():
+    from feudo_ai import _search
+    from feudo_ai.advice import NODE_BYTES
+
+    assert _search.node_bytes() == NODE_BYTES
 
 
 def test_mixed_playout_only_for_the_python_backend():
@@ -90,6 +112,20 @@ def test_a_later_seat_asks_for_its_selection_while_another_is_to_act():
         advice = advise(state, seat, SearchOptions(iterations=1500, seed=5))
         assert advice.seat == seat
         _check_selection(state, advice, seat)
+
+
+@pytest.mark.parametrize("backend,iterations", [("c", 800), ("python", 60)])
+def test_out_of_turn_beliefs_cover_whole_selections_on_both_backends(backend, iterations):
+    """Seat 3 asks while seat 0 is to act: seats 0-2 are treated as done selecting, so each world gives each of
+    them min(army_cards_selected, held) Army Cards (R6) and one Trading Card, on the C and the Python backend."""
+    state = _at_select(0)
+    advice = advise(state, 3, SearchOptions(iterations=iterations, seed=2, backend=backend))
+    need = state.game.ruleset.army_cards_selected
+    for q in (0, 1, 2):
+        army = sum(b.probability for b in advice.beliefs if b.player == q and b.kind == "army")
+        trade = sum(b.probability for b in advice.beliefs if b.player == q and b.kind == "trading")
+        assert army == pytest.approx(min(need, sum(state.army_held[q]))), (backend, q)
+        assert trade == pytest.approx(1.0), (backend, q)
 
 
 def test_seat_with_nothing_pending_is_refused():

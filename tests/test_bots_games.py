@@ -27,7 +27,7 @@ def test_make_bot_registry_and_errors() -> None:
     for name in ("random", "greedy", "pimc", "ismcts", "pimc-py", "ismcts-py"):
         assert make_bot(name, 1).name == name
     bot = make_bot("ismcts:iterations=123", 1)
-    assert bot.params["iterations"] == 123 and bot.name == "ismcts:iterations=123"
+    assert bot.options.iterations == 123 and bot.name == "ismcts:iterations=123"
     assert isinstance(make_bot("random", 3), RandomBot)
     with pytest.raises(ValueError, match="unknown bot"):
         make_bot("alphazero", 1)
@@ -43,8 +43,11 @@ def test_make_bot_registry_and_errors() -> None:
         make_bot("ismcts:worlds=3", 1)  # a PIMC parameter
     with pytest.raises(ValueError, match="time_limit"):
         make_bot("ismcts:time_limit=1", 1)  # the Python search's name for `seconds`
-    assert make_bot("ismcts", 1).params["algorithm"] == "ismcts"
-    assert make_bot("pimc:worlds=3", 1).params == {"iterations": 5000, "worlds": 3, "algorithm": "pimc"}
+    assert make_bot("ismcts", 1).options.algorithm == "ismcts"
+    pimc = make_bot("pimc:worlds=3", 1).options
+    assert (pimc.budget, pimc.worlds, pimc.algorithm, pimc.backend) == (5000, 3, "pimc", "c")
+    py = make_bot("ismcts-py", 1).options
+    assert (py.budget, py.playout, py.backend) == (300, "mixed", "python")
 
 
 def test_c_bot_without_the_extension_is_a_clear_error(monkeypatch) -> None:

@@ -15,9 +15,12 @@ from engine.core import CoreState
 from feudo_ai.bots import RandomBot, make_bot
 
 # A missing extension is a collection error (the tests fail, never skip): python setup.py build_ext --inplace
-from feudo_ai import _search
-from feudo_ai.fast_search import PIMCBot, search
+from feudo_ai import _feudo_game, _search
+from feudo_ai._feudo_game import FeudoGame
+from feudo_ai.advice import SearchOptions
+from feudo_ai.fast_search import PIMCBot
 
+from search_helpers import c_search as search  # noqa: E402 - one C search, SearchOptions names
 from search_helpers import (advice_key, cancel_after, find_position, hidden_of_others, hidden_position, positions,
                             score_against_random)
 
@@ -28,11 +31,11 @@ def test_pimc_returns_legal_actions_on_many_positions() -> None:
             legal = state.legal_actions()
             advice = search(state, iterations=240, algorithm="pimc", worlds=6, seed=5)
             assert advice.best in legal and all(a.action in legal for a in advice.alternatives)
-            assert advice.stats["iterations"] == 240 and advice.stats["algorithm"] == "pimc"
-            assert advice.stats["worlds_sampled"] == 6
+            assert advice.stats.iterations == 240 and advice.stats.algorithm == "pimc"
+            assert advice.stats.worlds_sampled == 6
             if len(legal) > 1:
                 assert sum(a.visits for a in advice.alternatives) == 240
-            assert advice.pv and advice.pv[0][0] == advice.best
+            assert advice.plan and advice.plan[0].action == advice.best
 
 
 def test_budget_is_split_evenly_over_the_worlds() -> None:
@@ -40,8 +43,8 @@ def test_budget_is_split_evenly_over_the_worlds() -> None:
     advice's visits are the sum of the worlds' root visits (the votes)."""
     state = hidden_position()
     seat = state.current_player()
-    w = _search.SearchWorker(CoreState.from_reference(state), seat, 3, 1003, 0.0, 100_000, "truncated", 0, 0.2,
-                             0.15, 1.0, None, "uniform", True, 5)
+    w = _search.SearchWorker(FeudoGame(CoreState.from_reference(state), seat), 3, 1003, 0.0, 100_000, "truncated",
+                             0, 0.2, 0.15, None, True, 5)
     assert w.run() == "iterations"
     roots = w.world_roots()
     assert len(roots) == 5 and len(set(roots)) == 5
@@ -62,16 +65,13 @@ def test_worlds_differ_and_are_consistent_with_the_observation() -> None:
     state = hidden_position()
     seat = state.current_player()
     advice = search(state, iterations=400, algorithm="pimc", worlds=16, seed=2, threads=2)
-    assert advice.stats["worlds_sampled"] == 32
+    assert advice.stats.worlds_sampled == 32
     assert hidden_of_others(state, seat)
-    spread = [x for q in advice.beliefs for x in advice.beliefs[q]["army"] if 0.0 < x < 1.0]
+    army = [b for b in advice.beliefs if b.kind == "army"]
+    spread = [b.probability for b in army if 0.0 < b.probability < 1.0]
     assert spread, advice.beliefs  # some card is selected in some worlds and not in others
-    for q, b in advice.beliefs.items():
-        for t, x in enumerate(b["army"]):
-            if x > 0:
-                assert state.army_held[q][t]
-            if state.revealed[q][t]:
-                assert x == 1.0
+    for b in army:  # the labelled beliefs cover exactly the held, unrevealed cards of opponents
+        assert b.player != seat and state.army_held[b.player][b.index] and not state.revealed[b.player][b.index]
 
 
 def test_pimc_is_deterministic_and_merges_threads() -> None:
@@ -81,7 +81,7 @@ def test_pimc_is_deterministic_and_merges_threads() -> None:
         b = search(state, iterations=1200, algorithm="pimc", seed=4, **kw)
         assert advice_key(a) == advice_key(b)
     two = search(state, iterations=1201, algorithm="pimc", threads=2, seed=4)
-    assert two.stats["worker_iterations"] == [601, 600] and sum(a.visits for a in two.alternatives) == 1201
+    assert two.stats.worker_iterations == (601, 600) and sum(a.visits for a in two.alternatives) == 1201
     assert advice_key(search(state, iterations=1200, algorithm="pimc", seed=5)) != advice_key(
         search(state, iterations=1200, algorithm="pimc", seed=4))
 
@@ -100,12 +100,12 @@ def test_pimc_differs_from_ismcts() -> None:
 def test_pimc_node_cap_and_cancel() -> None:
     state = hidden_position()
     capped = search(state, iterations=3000, algorithm="pimc", worlds=4, max_nodes=200, seed=1)
-    assert capped.stats["nodes"] <= 200 and capped.stats["iterations"] == 3000 and capped.stats["pool_full"]
+    assert capped.stats.nodes <= 200 and capped.stats.iterations == 3000 and capped.stats.pool_full
     assert capped.best in state.legal_actions()
     advice, latency = cancel_after(search, _search.CancelFlag(), state=state, seconds=30.0, algorithm="pimc",
                                    playout="random", seed=1)
     assert latency < 0.5
-    assert advice.stats["stopped_by"] == "cancelled" and advice.stats["iterations"] > 0
+    assert advice.stats.stopped_by == "cancelled" and advice.stats.iterations > 0
 
 
 def test_pimc_bot_plays_whole_games_and_beats_random() -> None:

@@ -19,10 +19,13 @@ from feudo_ai.bots import RandomBot
 from feudo_ai.evaluate import position_score
 
 # A missing extension is a collection error (the tests fail, never skip): python setup.py build_ext --inplace
-from feudo_ai import _search
-from feudo_ai.fast_search import ISMCTSBot, search
+from feudo_ai import _feudo_game, _search
+from feudo_ai._feudo_game import FeudoGame
+from feudo_ai.advice import SearchOptions, derive_seed
+from feudo_ai.fast_search import ISMCTSBot
 from feudo_ai.ismcts import _selects_later as selects_later
 
+from search_helpers import c_search as search  # noqa: E402 - one C search, SearchOptions names
 from search_helpers import (advice_key, cancel_after, find_position, hidden_of_others, hidden_position, positions,
                             score_against_random, with_other_selections)
 
@@ -34,10 +37,10 @@ def test_returns_legal_actions_on_many_positions() -> None:
             advice = search(state, iterations=300, seed=5)
             assert advice.best in legal
             assert all(a.action in legal for a in advice.alternatives)
-            assert advice.stats["iterations"] == 300
+            assert advice.stats.iterations == 300
             if len(legal) > 1:
                 assert sum(a.visits for a in advice.alternatives) == 300  # every iteration chose at the root
-            assert advice.pv and advice.pv[0][0] == advice.best
+            assert advice.plan and advice.plan[0].action == advice.best
 
 
 def test_core_state_input_and_same_answer_as_reference() -> None:
@@ -95,10 +98,10 @@ def test_c_worker_blanks_true_hidden_fields_itself() -> None:
     assert (other.sel_army, other.sel_trade) != (state.sel_army, state.sel_trade)
     results = []
     for s in (state, other):
-        w = _search.SearchWorker(CoreState.from_reference(s), seat, 99, 3000, 0.0, 100_000, "truncated", 0, 0.2,
-                                 0.15, 1.0, None)
+        w = _search.SearchWorker(FeudoGame(CoreState.from_reference(s), seat), 99, 3000, 0.0, 100_000, "truncated",
+                                 0, 0.2, 0.15, None)
         assert w.run() == "iterations"
-        results.append((w.root_stats(), w.stats()["nodes"], w.beliefs()))
+        results.append((w.root_stats(), w.stats()["nodes"], w.belief_counts()))
     assert results[0] == results[1]
 
 
@@ -113,8 +116,8 @@ def test_determinization_is_consistent_and_uses_public_facts_only(sampler: str) 
     core, core_other = CoreState.from_reference(state), CoreState.from_reference(other)
     worlds = set()
     for seed in range(30):
-        w = _search.determinize(core, seat, seed, sampler)
-        assert w.canonical() == _search.determinize(core_other, seat, seed, sampler).canonical()
+        w = _feudo_game.determinize(core, seat, seed, sampler)
+        assert w.canonical() == _feudo_game.determinize(core_other, seat, seed, sampler).canonical()
         ref = w.to_reference()
         assert ref.sel_army[seat] == state.sel_army[seat] and ref.sel_trade[seat] == state.sel_trade[seat]
         for q in range(g.num_players):
@@ -156,8 +159,8 @@ def test_weighted_sampler_matches_the_python_opponent_model() -> None:
     trade = {name: [[0.0] * len(g.ruleset.trading_cards) for _ in range(g.num_players)] for name in ("c", "py")}
     py_sampler = make_sampler("weighted", g, state.observation(seat))
     for i in range(n):
-        worlds = {"c": _search.determinize(core, seat, i, "weighted").to_reference(),
-                  "uniform": _search.determinize(core, seat, i, "uniform").to_reference()}
+        worlds = {"c": _feudo_game.determinize(core, seat, i, "weighted").to_reference(),
+                  "uniform": _feudo_game.determinize(core, seat, i, "uniform").to_reference()}
         d = py_sampler.sample_fields(py_rng)
         for q in range(g.num_players):
             if q == seat:
@@ -185,7 +188,7 @@ def test_merc_evidence_constrains_the_trading_card() -> None:
     seat = state.current_player()
     core = CoreState.from_reference(state)
     for seed in range(50):
-        ref = _search.determinize(core, seat, seed).to_reference()
+        ref = _feudo_game.determinize(core, seat, seed).to_reference()
         for q in range(state.num_players):
             if q != seat and state.merc_moved[q] > 0:
                 assert ref.shillings_of(q, ref.sel_trade[q]) >= state.merc_moved[q]
@@ -195,7 +198,7 @@ def test_c_evaluation_matches_python_position_score() -> None:
     n = 0
     for players in (2, 3, 4):
         for state in positions(players, seeds=(1, 2))[::4]:
-            scores, rewards = _search.evaluate_state(CoreState.from_reference(state))
+            scores, rewards = _feudo_game.evaluate_state(CoreState.from_reference(state))
             for p in range(players):
                 assert scores[p] == pytest.approx(position_score(state, p), abs=1e-9)
             assert sum(rewards) == pytest.approx(1.0)
@@ -206,11 +209,11 @@ def test_c_evaluation_matches_python_position_score() -> None:
 def test_node_cap_respected_and_iterations_continue() -> None:
     state = hidden_position()
     advice = search(state, iterations=3000, max_nodes=300, seed=1)
-    assert advice.stats["nodes"] <= 300
-    assert advice.stats["iterations"] == 3000
+    assert advice.stats.nodes <= 300
+    assert advice.stats.iterations == 3000
     assert advice.best in state.legal_actions()
     two = search(state, iterations=3000, max_nodes=300, seed=1, threads=2)
-    assert two.stats["nodes"] <= 600 and two.stats["iterations"] == 3000
+    assert two.stats.nodes <= 600 and two.stats.iterations == 3000
 
 
 def test_exp3_only_where_another_player_selects_later() -> None:
@@ -223,8 +226,8 @@ def test_exp3_only_where_another_player_selects_later() -> None:
                 continue
             seat = state.current_player()
             later = selects_later(state, seat)
-            w = _search.SearchWorker(CoreState.from_reference(state), seat, 1, 50, 0.0, 10_000, "truncated", 0,
-                                     0.2, 0.15, 1.0, None)
+            w = _search.SearchWorker(FeudoGame(CoreState.from_reference(state), seat), 1, 50, 0.0, 10_000,
+                                     "truncated", 0, 0.2, 0.15, None)
             w.run()
             assert w.node_exp3(w.root_index(seat)) == later
             seen.add(later)
@@ -250,10 +253,10 @@ def test_last_selectors_picks_are_hidden_in_the_other_trees() -> None:
     first = state.current_player()
     second = 1 - first
     picks = [min(3, sum(state.army_held[q])) + 1 for q in range(2)]  # Army Cards, then the Trading Card
-    w = _search.SearchWorker(CoreState.from_reference(state), first, 3, 3000, 0.0, 100_000, "truncated", 0,
-                             0.2, 0.15, 1.0, None)
+    w = _search.SearchWorker(FeudoGame(CoreState.from_reference(state), first), 3, 3000, 0.0, 100_000,
+                             "truncated", 0, 0.2, 0.15, None)
     w.run()
-    hidden = -1  # LABEL_HIDDEN of feudo_ai/_search.pxd
+    hidden = -1  # LABEL_HIDDEN of feudo_ai/_game.pxd
     for depth in range(1, picks[first] + 1):  # the first selector's picks: its own in its tree, "?" in the other
         assert hidden not in _labels_at_depth(w, w.root_index(first), depth)
         assert set(_labels_at_depth(w, w.root_index(second), depth)) <= {hidden}
@@ -270,9 +273,9 @@ def test_default_pool_is_sized_to_the_budget() -> None:
     state = positions(4, seeds=(1,))[2]
     for kw in ({}, {"algorithm": "pimc"}, {"threads": 2}):
         advice = search(state, iterations=20000, seed=1, **kw)
-        assert not advice.stats["pool_full"]
-        assert advice.stats["nodes"] > 20000  # the trees did grow (ISMCTS: a node per tree and iteration or more)
-    assert search(state, iterations=2000, max_nodes=50, seed=1).stats["pool_full"]
+        assert not advice.stats.pool_full
+        assert advice.stats.nodes > 20000  # the trees did grow (ISMCTS: a node per tree and iteration or more)
+    assert search(state, iterations=2000, max_nodes=50, seed=1).stats.pool_full
 
 
 @pytest.mark.timing
@@ -287,8 +290,8 @@ def test_cancel_stops_within_50ms(kind: str) -> None:
         advice, latency = cancel_after(search, cancel, state=state, seconds=30.0, threads=2, playout="random",
                                        seed=trial)
         latencies.append(latency)
-        assert advice.stats["stopped_by"] == "cancelled"
-        assert advice.stats["iterations"] > 0
+        assert advice.stats.stopped_by == "cancelled"
+        assert advice.stats.iterations > 0
         assert advice.best in state.legal_actions()
     assert sorted(latencies)[1] < 0.05, latencies
     assert max(latencies) < 1.0, latencies
@@ -300,23 +303,22 @@ def test_time_budget() -> None:
     t0 = time.monotonic()
     advice = search(state, seconds=0.2, seed=1)
     assert time.monotonic() - t0 < 0.5
-    assert advice.stats["stopped_by"] == "time" and advice.stats["iterations"] > 100
+    assert advice.stats.stopped_by == "time" and advice.stats.iterations > 100
 
 
 def test_threads_merge_root_statistics() -> None:
     state = hidden_position()
     two = search(state, iterations=4001, threads=2, seed=7)
-    assert two.stats["workers"] == 2
-    assert two.stats["worker_iterations"] == [2001, 2000]
-    assert two.stats["iterations"] == sum(two.stats["worker_iterations"]) == 4001
+    assert two.stats.threads == 2
+    assert two.stats.worker_iterations == (2001, 2000)
+    assert two.stats.iterations == sum(two.stats.worker_iterations) == 4001
     assert sum(a.visits for a in two.alternatives) == 4001
     # the merged statistics are the sums of the single workers' (worker i is seeded by seed and i)
-    from feudo_ai.fast_search import _derive
 
     merged: dict = {}
     for i, iters in enumerate((2001, 2000)):
-        w = _search.SearchWorker(CoreState.from_reference(_public(state)), state.current_player(), _derive(7, i),
-                                 iters, 0.0, 1_000_000, "truncated", 0, 0.2, 0.15, 1.0, None)
+        w = _search.SearchWorker(FeudoGame(CoreState.from_reference(_public(state)), state.current_player()),
+                                 derive_seed(7, i), iters, 0.0, 1_000_000, "truncated", 0, 0.2, 0.15, None)
         w.run()
         for a, (v, r) in w.root_stats().items():
             mv, mr = merged.get(a, (0, 0.0))
@@ -336,12 +338,14 @@ def test_argument_validation_names_the_argument() -> None:
     bad = [({"iterations": 0}, "iterations"), ({"seconds": -1}, "seconds"), ({"threads": 0}, "threads"),
            ({"max_nodes": 3}, "max_nodes"), ({"playout": "x"}, "playout"), ({"seat": 9}, "seat"),
            ({"c": -1}, "c"), ({"exp3_gamma": 0}, "exp3_gamma"), ({"temperature": 0}, "temperature"),
-           ({"cancel": 3}, "cancel"), ({"seed": 1.5}, "seed"), ({"playout_turns": -1}, "playout_turns"),
+           ({"seed": 1.5}, "seed"), ({"playout_turns": -1}, "playout_turns"),
            ({"algorithm": "alphabeta"}, "algorithm"), ({"sampler": "psychic"}, "sampler"), ({"worlds": 0}, "worlds"),
            ({"algorithm": "pimc", "worlds": 40, "max_nodes": 20}, "max_nodes")]
     for kw, name in bad:
         with pytest.raises(ValueError, match=name):
             search(state, **kw)
+    with pytest.raises(ValueError, match="cancel"):
+        search(state, cancel=3)
     with pytest.raises(ValueError, match="seat"):
         search(state, seat=1 - state.current_player(), iterations=10)
     with pytest.raises(ValueError, match="nonsense"):
@@ -364,3 +368,25 @@ def test_beats_random_two_players() -> None:
     # measured: 18.5/20 at 300 iterations (seeds 0-19), 9/10 at 2000; this seeded run is deterministic
     score = score_against_random(lambda g: ISMCTSBot(seed=g, iterations=300), games=10)
     assert score >= 8.0, score
+
+
+def test_bot_decides_its_whole_selection_at_the_first_pick() -> None:
+    """R6: the selection is one simultaneous decision: the bot asks feudo_ai.advise once at its first pick and
+    plays the advised selection's next picks without searching again (its own picks: nothing new is seen)."""
+    state = find_position(lambda s: s.phase == Phase.SELECT and sum(s.sel_army[s.current_player()]) == 0
+                          and s.sel_trade[s.current_player()] < 0, players=3)
+    seat = state.current_player()
+    bot = ISMCTSBot(seed=4, iterations=400)
+    played = []
+    first = None
+    while state.phase == Phase.SELECT and state.current_player() == seat:
+        a = bot(state)
+        first = first or bot.last_advice
+        assert bot.last_advice is first  # no second search
+        played.append(a)
+        state.apply_action(a)
+    assert first.decision == "selection" and played == [p.action for p in first.plan]
+    # a different position (another seat's selection) is searched afresh
+    if state.phase == Phase.SELECT and not state.is_chance_node() and len(state.legal_actions()) > 1:
+        bot(state)
+        assert bot.last_advice is not first

@@ -9,16 +9,25 @@ import pytest
 
 from engine import Phase, new_game
 from feudo_ai.bots import make_bot
-from feudo_ai.ismcts import advise
-from search_helpers import backend, find_position, hidden_of_others, with_other_selections
+from search_helpers import c_search, engine, find_position, hidden_of_others, py_search  # noqa: F401 - fixture
+from search_helpers import with_other_selections
 
 PHASES = [Phase.REVEAL, Phase.MOVE, Phase.MARCH, Phase.MILADY, Phase.SELECT]  # phases with hidden cards
 
 
 @pytest.fixture(autouse=True)
-def _both_backends(backend):
-    """Every test here runs on the reference engine and on the core (when built)."""
-    return backend
+def _engine(engine, monkeypatch):
+    """Every test here runs with the Python search's worlds on the reference engine and on the core."""
+    monkeypatch.setitem(_ENGINE, 0, engine)
+    return engine
+
+
+_ENGINE = {0: "core"}  # the engine of the running test (set by the autouse fixture)
+
+
+def advise(state, algorithm: str = "ismcts", **options):
+    """One search of the Python reference backend with the test's engine."""
+    return py_search(state, algorithm=algorithm, engine=_ENGINE[0], **options)
 
 
 def _pair(phase: Phase, players: int):
@@ -37,8 +46,8 @@ def _pair(phase: Phase, players: int):
 
 
 def _summary(adv):
-    return (adv.best, [(a.action, a.visits, round(a.mean, 12)) for a in adv.alternatives], adv.pv, adv.beliefs,
-            adv.stats["iterations"], adv.stats["nodes"])
+    return (adv.best, [(a.action, a.visits, round(a.win_probability, 12)) for a in adv.alternatives], adv.plan,
+            adv.beliefs, adv.stats.iterations, adv.stats.nodes)
 
 
 @pytest.mark.parametrize("phase", PHASES, ids=lambda p: p.name)
@@ -82,11 +91,9 @@ def test_advice_ignores_what_chance_will_draw() -> None:
     for algo in ("ismcts", "pimc"):
         assert _summary(advise(s1, algorithm=algo, iterations=30, seed=3)) == \
             _summary(advise(s2, algorithm=algo, iterations=30, seed=3))
-    from feudo_ai.fast_search import search  # the C searches (fail, not skip, when not built)
-
-    for algo in ("ismcts", "pimc"):
-        assert _summary(search(s1, algorithm=algo, iterations=2000, seed=3)) == \
-            _summary(search(s2, algorithm=algo, iterations=2000, seed=3))
+    for algo in ("ismcts", "pimc"):  # the C searches (fail, not skip, when not built)
+        assert _summary(c_search(s1, algorithm=algo, iterations=2000, seed=3)) == \
+            _summary(c_search(s2, algorithm=algo, iterations=2000, seed=3))
 
 
 def test_the_honesty_check_catches_a_cheating_search(monkeypatch) -> None:

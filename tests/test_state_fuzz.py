@@ -215,25 +215,25 @@ def test_ruleset_unknown_fields_are_refused_naming_known_ones(path, value, field
     ({"threads": 64, "max_nodes": 8_000_000, "seconds": 1.0}, "memory limit"),
 ])
 def test_search_options_are_capped(kwargs, word):
-    from feudo_ai.fast_search import check_options
+    from feudo_ai.advice import SearchOptions  # the one place search options are checked (issue 10)
 
     with pytest.raises(ValueError, match=word):
-        check_options(**kwargs)
+        SearchOptions(**kwargs)
 
 
 def test_default_node_pools_fit_the_memory_limit():
     from feudo_ai.fast_search import MAX_SEARCH_BYTES, NODE_BYTES, _default_nodes
 
     for threads in (1, 2, 8, 64):
-        timed = _default_nodes(0, 1.0, 4, 8, threads)
-        counted = _default_nodes(100_000_000 // threads, None, 4, 8, threads)
+        timed = _default_nodes(0, True, 4, 8, threads)
+        counted = _default_nodes(100_000_000 // threads, False, 4, 8, threads)
         assert threads * max(timed, counted) * NODE_BYTES <= MAX_SEARCH_BYTES
 
 
-def test_python_search_config_is_capped():
-    from feudo_ai.ismcts import SearchConfig
+def test_python_search_options_are_capped():
+    from feudo_ai.advice import SearchOptions
 
     for bad in ({"c": math.nan}, {"playout_turns": 2**40}, {"iterations": 3 * 10**8}, {"max_nodes": 10**9},
-                {"workers": 64, "max_nodes": 100_000}):
+                {"threads": 64, "max_nodes": 100_000}):
         with pytest.raises(ValueError):
-            SearchConfig(**bad).validate()
+            SearchOptions(backend="python", **bad)

@@ -1,0 +1,622 @@
+# cython: language_level=3
+"""Feudo behind the game interface of the search (``feudo_ai/_game.pxd``): :class:`FeudoGame`.
+
+The C search (:mod:`feudo_ai._search`) knows no rule of Feudo; this module tells it, through the function
+table of :c:type:`feudo_ai._game.GameC`:
+
+- **the rules**: the Cython core (:mod:`engine._core`): to move, legal actions, apply, chance, R19 returns;
+- **who sees what** (``apply_observed``): every action and chance outcome is public except a SELECT-phase pick,
+  which the other players see as ``LABEL_HIDDEN`` (R6, R22); a Trading Card turned over without an action of
+  its own (R9) is a public signal ``LABEL_SIGNAL - (q * (MAX_TRADING + 1) + card + 1)``;
+- **simultaneous moves**: a selection pick while another active player still selects after the chooser (R6);
+  the last selector faces selections already made (hidden, but fixed in the world), a one-player choice;
+- **determinization** (:c:func:`_determinize`): for every opponent ``q`` the unrevealed part of
+  ``sel_army[q]``/``sel_trade[q]`` is first *overwritten* (cleared, :c:func:`_blank_hidden`, also applied once
+  to the root by ``hide``), then resampled from public facts only: the selected count
+  (``min(army_cards_selected, held)`` once ``q`` is done selecting, R6), a subset of q's held, unrevealed Army
+  Cards (uniform, or weighted by :class:`feudo_ai.sampler.WeightedSampler`'s prior), and a Trading Card among
+  q's distinct held values that pay for the Mercenaries q has moved (``merc_moved``, R7, with the King's Help,
+  R16);
+- **evaluation** (:c:func:`_evaluate`): :func:`feudo_ai.evaluate.position_score` in C (public facts only) turned
+  into win-probability-like rewards by a softmax whose temperature shrinks as the end nears (the formula of
+  :mod:`feudo_ai.ismcts`);
+- **playout policy** (:c:func:`_playout_action`): uniform, except attacks (only winnable ones, R11);
+- **truncation**: a truncated playout stops once ``horizon`` turns after the root's turn have ended.
+
+Belief counters (``num_beliefs = n * tokens + n * trading``): per opponent and Army Card, the worlds in which it
+was selected, then per opponent and Trading Card; :meth:`FeudoGame.beliefs` turns them into probabilities.
+"""
+
+from libc.math cimport sqrt, exp
+from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
+from libc.string cimport memcpy
+
+from engine._core cimport (CoreState, CoreStateC, CoreGame, MAX_PLAYERS, MAX_TOKENS, MAX_TRADING, MAX_ACTIONS,
+                           MAX_TERRITORIES, MAX_PLAGUE_KINDS, PH_SELECT, PH_TERMINAL, LOC_CASTLE, LOC_DEAD,
+                           K_CITY, K_CENTRAL, K_WOOD, K_VILLAGE, PH_ATTACK, PH_ATTACK_JOIN, core_legal,
+                           core_apply, core_current_player, core_chance, core_returns, core_is_chance,
+                           core_desperate, core_shillings_of)
+from feudo_ai._game cimport (GameC, Rng, SearchGame, MAX_OBSERVERS, LABEL_HIDDEN, LABEL_SIGNAL, MAX_SIGNALS,
+                             TO_MOVE_CHANCE, TO_MOVE_TERMINAL, rng_seed, rng_uniform, rng_below)
+
+
+SAMPLERS = {"uniform": SAMPLER_UNIFORM, "weighted": SAMPLER_WEIGHTED}
+
+
+# =====================================================================================================
+# Determinization
+# =====================================================================================================
+
+cdef void _blank_hidden(CoreStateC* w, const CoreGame* g, int seat) noexcept nogil:
+    """Overwrite every opponent's unrevealed selection with "nothing selected" (public part kept)."""
+    cdef int q, t
+    for q in range(g.num_players):
+        if q == seat or q >= MAX_PLAYERS:
+            continue
+        for t in range(g.num_tokens):
+            w.sel_army[q][t] = w.revealed[q][t]
+        if not w.trade_revealed[q]:
+            w.sel_trade[q] = -1
+
+
+cdef double _army_weight(const CoreStateC* w, const CoreGame* g, int q, int t) noexcept nogil:
+    """The weighted sampler's prior that q selected Army Card t (feudo_ai.sampler.WeightedSampler): a card
+    whose token cannot move (dead, resting, or q charmed, R13) is rarely picked; stronger tokens more often."""
+    if w.loc[q][t] == LOC_DEAD or w.rest_until[q][t] >= w.turn or w.charmed[q]:
+        return 0.25
+    return 1.0 + 0.25 * _token_number(w, g, q, t)
+
+
+cdef int _weighted_index(Rng* rng, const double* weight, int n) noexcept nogil:
+    """An index in [0, n) drawn with probability proportional to weight."""
+    cdef double total = 0.0, r, acc = 0.0
+    cdef int i
+    for i in range(n):
+        total += weight[i]
+    r = rng_uniform(rng) * total
+    for i in range(n):
+        acc += weight[i]
+        if r < acc:
+            return i
+    return n - 1
+
+
+cdef void _determinize(const FeudoCtx* F, CoreStateC* w, int seat, Rng* rng, int64_t* beliefs) noexcept nogil:
+    """Resample every opponent's hidden selection in ``w`` from public facts only.
+
+    The hidden fields are overwritten (``_blank_hidden``) before anything is read, so nothing of a previous
+    value can influence the world: the count of selected cards is recomputed from public facts (``sel_done``,
+    ``army_held``), the candidates from ``army_held``/``revealed``, the Trading Card from ``trade_held``,
+    ``merc_moved``, ``vp`` and ``king``.
+    """
+    cdef const CoreGame* g = F.g
+    cdef int q, t, c, i, j, k, held, need, nrev, hidden, ncand, nchoice, tmp, v
+    cdef int cand[MAX_TOKENS]
+    cdef int choice[MAX_TRADING]
+    cdef int seen_values[MAX_TRADING]
+    cdef int nseen
+    cdef bint dup, on_map
+    cdef double weight[MAX_TOKENS]
+    cdef double wt
+    _blank_hidden(w, g, seat)
+    for q in range(g.num_players):
+        if q == seat or not w.sel_done[q]:
+            continue  # an opponent not done selecting has selected nothing (seat order, R6)
+        held = 0
+        nrev = 0
+        ncand = 0
+        for t in range(g.num_tokens):
+            if w.army_held[q][t]:
+                held += 1
+                if w.revealed[q][t]:
+                    nrev += 1
+                else:
+                    cand[ncand] = t
+                    ncand += 1
+        need = g.army_cards_selected if g.army_cards_selected < held else held
+        hidden = need - nrev
+        if hidden > ncand:
+            hidden = ncand
+        if F.sampler == SAMPLER_WEIGHTED:
+            for i in range(ncand):
+                weight[i] = _army_weight(w, g, q, cand[i])
+        for i in range(hidden):
+            # one card at a time without replacement (partial Fisher-Yates; weighted: by the weights left)
+            if F.sampler == SAMPLER_WEIGHTED:
+                j = _weighted_index(rng, weight + i, ncand - i) + i
+                wt = weight[i]
+                weight[i] = weight[j]
+                weight[j] = wt
+            else:
+                j = i + rng_below(rng, ncand - i)
+            tmp = cand[i]
+            cand[i] = cand[j]
+            cand[j] = tmp
+            w.sel_army[q][cand[i]] = 1
+        if not w.trade_revealed[q]:
+            nchoice = 0
+            nseen = 0
+            for c in range(g.num_trading):
+                if not w.trade_held[q][c]:
+                    continue
+                v = g.trading_value[c]
+                dup = False
+                for k in range(nseen):
+                    if seen_values[k] == v:
+                        dup = True
+                        break
+                if dup:
+                    continue  # identical cards are one choice (the first held card of a value)
+                seen_values[nseen] = v
+                nseen += 1
+                if w.merc_moved[q] > 0 and core_shillings_of(w, g, q, c) < w.merc_moved[q]:
+                    continue  # R7: a moved Mercenary proves the card pays for it
+                choice[nchoice] = c
+                nchoice += 1
+            if nchoice > 0 and F.sampler == SAMPLER_WEIGHTED:
+                on_map = False
+                for t in range(g.num_tokens):
+                    if w.loc[q][t] >= 0:
+                        on_map = True
+                for i in range(nchoice):
+                    weight[i] = 2.0 if g.trading_value[choice[i]] > 0 and on_map else 1.0
+                w.sel_trade[q] = choice[_weighted_index(rng, weight, nchoice)]
+            elif nchoice > 0:
+                w.sel_trade[q] = choice[rng_below(rng, nchoice)]
+            else:  # no card explains the evidence (not reachable in a legal game): any held card
+                for c in range(g.num_trading):
+                    if w.trade_held[q][c]:
+                        w.sel_trade[q] = c
+                        break
+    # beliefs (what the worlds say about the opponents): army counts [q][t], then trading counts [q][c]
+    if beliefs == NULL:
+        return
+    for q in range(g.num_players):
+        if q == seat:
+            continue
+        for t in range(g.num_tokens):
+            if w.sel_army[q][t]:
+                beliefs[q * g.num_tokens + t] += 1
+        if w.sel_trade[q] >= 0:
+            beliefs[g.num_players * g.num_tokens + q * g.num_trading + w.sel_trade[q]] += 1
+
+
+# =====================================================================================================
+# Evaluation: feudo_ai.evaluate.position_score in C, then a softmax
+# =====================================================================================================
+
+cdef void _position_scores(const CoreStateC* s, const CoreGame* g, double* score) noexcept nogil:
+    """position_score(state, p) for every player p (same terms and constants as feudo_ai/evaluate.py)."""
+    cdef int n = g.num_players, k = g.num_tokens
+    cdef int p, q, t, u, x, y, i, d, a, v, kind, best, force, value, defence, castle, c, num, mine, bonus, emax
+    cdef int num_of[MAX_PLAYERS][MAX_TOKENS]
+    cdef int force_at[MAX_PLAYERS][MAX_TERRITORIES]
+    cdef int enemy[MAX_PLAYERS]
+    cdef uint64_t danger[2]
+    cdef bint taker_adjacent
+    cdef bint desp[MAX_PLAYERS]        # R17, once per player: the Baron's numbers below depend on it
+    cdef int central = g.central_hill
+    cdef int milady = g.milady
+    for p in range(n):
+        desp[p] = core_desperate(s, g, p)
+        for t in range(k):
+            if t == g.baron and desp[p]:
+                num_of[p][t] = g.desperate_black if s.stricken[p][t] else g.desperate_red
+            else:
+                num_of[p][t] = g.token_black[t] if s.stricken[p][t] else g.token_red[t]
+        for x in range(g.num_territories):
+            force_at[p][x] = 0
+        for t in range(k):
+            x = s.loc[p][t]
+            if x >= 0 and t != milady:
+                force_at[p][x] += num_of[p][t]
+    # territories a plague card could hit next (evaluate._danger_set)
+    danger[0] = danger[1] = 0
+    v = s.plague_village
+    if g.has_plague and s.tiebreak == 0 and v >= 0:
+        danger[0] |= g.near_mask[v][0]
+        danger[1] |= g.near_mask[v][1]
+        for d in range(4):
+            a = g.village_next[v][d]
+            if a >= 0:
+                danger[0] |= g.near_mask[a][0]
+                danger[1] |= g.near_mask[a][1]
+                a = g.village_next[a][d]
+                if a >= 0:
+                    danger[0] |= g.near_mask[a][0]
+                    danger[1] |= g.near_mask[a][1]
+    for p in range(n):
+        score[p] = s.vp[p]
+        for t in range(k):
+            x = s.loc[p][t]
+            if x == LOC_DEAD:
+                continue
+            num = num_of[p][t]
+            if x == LOC_CASTLE:
+                if not s.entered[p][t] and not s.king:
+                    if t == g.baron and desp[p]:
+                        score[p] -= 0.15 * g.desperate_red
+                    else:
+                        score[p] -= 0.15 * g.token_red[t]
+                continue
+            score[p] += 0.3 * num
+            kind = g.kind[x]
+            if ((danger[x >> 6] >> (x & 63)) & 1) and kind != K_CITY and kind != K_CENTRAL:
+                score[p] -= (0.6 if s.stricken[p][t] else 0.25) * num
+            if x == central or t == milady:
+                continue
+            mine = force_at[p][x]
+            if kind == K_WOOD:
+                bonus = g.defence_wood
+            elif kind == K_VILLAGE:
+                bonus = g.defence_village
+            elif kind == K_CITY:
+                bonus = g.defence_city
+            else:
+                bonus = 0
+            for q in range(n):
+                enemy[q] = 0
+            for i in range(g.num_neighbors[x]):
+                y = g.neighbors[x][i]
+                if y == central:
+                    continue
+                for q in range(n):
+                    if q != p:
+                        enemy[q] += force_at[q][y]
+            emax = 0
+            for q in range(n):
+                if q != p and enemy[q] > emax:
+                    emax = enemy[q]
+            if emax > mine + bonus:
+                score[p] -= 0.5 * num
+        castle = g.site_territory[s.castle[p]] if s.castle[p] >= 0 else -1
+        if castle < 0:
+            continue
+        for i in range(g.num_cities):
+            c = g.cities[i]
+            if s.owner[c] == p:
+                continue
+            value = g.distance[castle][c]
+            best = 99
+            force = 0
+            taker_adjacent = False
+            for t in range(k):
+                x = s.loc[p][t]
+                if x == LOC_CASTLE and g.takes_cities[t] and t != milady:
+                    d = g.distance[castle][c] + 1  # entering the map takes a move
+                    if d < best:
+                        best = d
+                    continue
+                if x < 0 or t == milady:
+                    continue
+                d = g.distance[x][c]
+                if g.takes_cities[t] and d < best:
+                    best = d
+                if d == 1 and x != central:
+                    force += num_of[p][t]
+                    if g.takes_cities[t]:
+                        taker_adjacent = True
+            if best < 99 and best < 5:
+                score[p] += 0.08 * value * (5 - best)
+            defence = g.defence_city
+            for q in range(n):
+                if q != p:
+                    defence += force_at[q][c]
+            if taker_adjacent and force > defence:
+                score[p] += 0.5 * value
+
+
+cdef void _evaluate(const CoreStateC* s, const CoreGame* g, double temperature, double* out) noexcept nogil:
+    """Win-probability-like rewards: softmax over the players still in the game (the tied leaders in a
+    tie-break) of position_score / temp, temp = max(0.5, temperature * sqrt(turns left / turns))."""
+    cdef double score[MAX_PLAYERS]
+    cdef double top = -1e300, total = 0.0, temp, left
+    cdef int p, n = g.num_players
+    cdef bint inplay
+    if s.phase == PH_TERMINAL:
+        core_returns(s, g, out)
+        return
+    _position_scores(s, g, score)
+    left = g.turns - s.turn + 1
+    if left < 0:
+        left = 0
+    temp = temperature * sqrt(left / (g.turns if g.turns > 1 else 1))
+    if temp < 0.5:
+        temp = 0.5
+    for p in range(n):
+        inplay = s.tiebreak == 0 or s.active[p]
+        if inplay and score[p] / temp > top:
+            top = score[p] / temp
+    for p in range(n):
+        inplay = s.tiebreak == 0 or s.active[p]
+        out[p] = exp(score[p] / temp - top) if inplay else 0.0
+        total += out[p]
+    for p in range(n):
+        out[p] /= total
+
+
+# =====================================================================================================
+# Playouts
+# =====================================================================================================
+
+cdef inline int _token_number(const CoreStateC* s, const CoreGame* g, int p, int t) noexcept nogil:
+    """The number a token fights with (R11), the desperate Baron's numbers included (R17)."""
+    if t == g.baron and core_desperate(s, g, p):
+        return g.desperate_black if s.stricken[p][t] else g.desperate_red
+    return g.token_black[t] if s.stricken[p][t] else g.token_red[t]
+
+
+cdef inline int _bonus(const CoreGame* g, int x) noexcept nogil:
+    """The defence bonus of territory x (R11)."""
+    if g.kind[x] == K_WOOD:
+        return g.defence_wood
+    if g.kind[x] == K_VILLAGE:
+        return g.defence_village
+    if g.kind[x] == K_CITY:
+        return g.defence_city
+    return 0
+
+
+cdef int _defence(const CoreStateC* s, const CoreGame* g, int p, int x) noexcept nogil:
+    """Defence of territory x against p (R11): enemy tokens there other than Miladies, plus the bonus."""
+    cdef int q, u, d = _bonus(g, x)
+    for q in range(g.num_players):
+        if q == p:
+            continue
+        for u in range(g.num_tokens):
+            if s.loc[q][u] == x and u != g.milady:
+                d += _token_number(s, g, q, u)
+    return d
+
+
+cdef int _playout_action(const CoreGame* g, const CoreStateC* w, const int* buf, int n, Rng* rng) noexcept nogil:
+    """The playout's pick among the n legal actions: uniform, except for attacks (R11).
+
+    A uniformly random attacker mostly throws its tokens away on attacks it cannot win (every attacking
+    token is lost on a failed attack), which makes the playout's end position say little about the move
+    being searched. So: declare only attacks that all the tokens able to join could win, the one worth the
+    most VP (R11, R15), join until the force beats the defence, then stop; pass when nothing is winnable.
+    The measurements behind this choice (and the variants left out): ``docs/search.md``.
+    """
+    cdef int p, i, t, x, y, force, nwin, njoin, defence, gain, best = -(1 << 20), pick = 0
+    cdef int join[MAX_TOKENS]
+    if w.phase == PH_ATTACK:
+        p = core_current_player(w, g)
+        nwin = 0
+        for i in range(1, n):
+            x = buf[i] - g.a_attack
+            force = 0
+            for t in range(g.num_tokens):
+                y = w.loc[p][t]
+                if (y >= 0 and y != g.central_hill and t != g.milady and not w.attacked[p][t]
+                        and g.adjacent[y][x]):
+                    force += _token_number(w, g, p, t)
+            defence = _defence(w, g, p, x)
+            if force <= defence:
+                continue
+            # twice what the win is worth: the defenders' numbers in VP (R11: the defence less the
+            # territory's bonus), a City's distance from p's Castle (R15), half what the City's owner loses
+            gain = 2 * (defence - _bonus(g, x))
+            if g.kind[x] == K_CITY and w.castle[p] >= 0:
+                gain += 2 * g.distance[g.site_territory[w.castle[p]]][x]
+                if w.owner[x] >= 0 and w.castle[w.owner[x]] >= 0:
+                    gain += g.distance[g.site_territory[w.castle[w.owner[x]]]][x]
+            if gain > best:
+                best = gain
+                nwin = 1
+                pick = buf[i]
+            elif gain == best:
+                nwin += 1
+                if rng_below(rng, nwin) == 0:
+                    pick = buf[i]
+        if nwin > 0:
+            return pick
+        return buf[0]  # PASS
+    if w.phase == PH_ATTACK_JOIN:
+        p = core_current_player(w, g)
+        force = 0
+        for i in range(w.joiners_len):
+            force += _token_number(w, g, p, w.joiners[i])
+        if buf[0] == 0 and force > _defence(w, g, p, w.target):
+            return 0  # already winning: keep the other tokens free
+        njoin = 0
+        for i in range(n):
+            if buf[i] != 0:
+                join[njoin] = buf[i]
+                njoin += 1
+        if njoin > 0:
+            return join[rng_below(rng, njoin)]
+        return buf[0]
+    return buf[rng_below(rng, n)]
+
+
+
+
+# =====================================================================================================
+# The table (GameC) entries
+# =====================================================================================================
+
+cdef int _f_to_move(const void* ctx, const void* s) noexcept nogil:
+    cdef const CoreStateC* w = <const CoreStateC*>s
+    if w.phase == PH_TERMINAL:
+        return TO_MOVE_TERMINAL
+    if core_is_chance(w):
+        return TO_MOVE_CHANCE
+    return core_current_player(w, (<const FeudoCtx*>ctx).g)
+
+
+cdef int _f_legal(const void* ctx, const void* s, int* out) noexcept nogil:
+    return core_legal(<const CoreStateC*>s, (<const FeudoCtx*>ctx).g, out)
+
+
+cdef void _f_apply(const void* ctx, void* s, int a) noexcept nogil:
+    core_apply(<CoreStateC*>s, (<const FeudoCtx*>ctx).g, a)
+
+
+cdef int _f_sample_chance(const void* ctx, const void* s, Rng* rng) noexcept nogil:
+    """A chance outcome drawn by its probability (the cumulative scheme of engine.record.sample_chance)."""
+    cdef int actions[MAX_PLAYERS + MAX_PLAGUE_KINDS]
+    cdef double probs[MAX_PLAYERS + MAX_PLAGUE_KINDS]
+    cdef int n = core_chance(<const CoreStateC*>s, (<const FeudoCtx*>ctx).g, actions, probs)
+    cdef double r, acc = 0.0
+    cdef int i
+    if n <= 0:
+        return -1
+    r = rng_uniform(rng)
+    for i in range(n):
+        acc += probs[i]
+        if r < acc:
+            return actions[i]
+    return actions[n - 1]
+
+
+cdef void _f_returns(const void* ctx, const void* s, double* out) noexcept nogil:
+    core_returns(<const CoreStateC*>s, (<const FeudoCtx*>ctx).g, out)
+
+
+cdef int _f_apply_observed(const void* ctx, void* s, int a, int32_t* labels, int32_t* signals) noexcept nogil:
+    """Apply ``a``; another player's SELECT pick is hidden from the others (R6, R22), anything else public;
+    Trading Cards turned over by the step (R9, no action of their own) are public signals, in seat order."""
+    cdef const CoreGame* g = (<const FeudoCtx*>ctx).g
+    cdef CoreStateC* w = <CoreStateC*>s
+    cdef int8_t shown[MAX_PLAYERS]
+    cdef int q, nsig = 0, label
+    cdef int n = g.num_players
+    for q in range(n):
+        shown[q] = w.trade_revealed[q]
+    label = LABEL_HIDDEN if w.phase == PH_SELECT else a
+    core_apply(w, g, a)
+    for q in range(n):
+        labels[q] = label
+    for q in range(n):
+        if w.trade_revealed[q] and not shown[q]:
+            signals[nsig] = LABEL_SIGNAL - (q * (MAX_TRADING + 1) + w.sel_trade[q] + 1)
+            nsig += 1
+    return nsig
+
+
+cdef bint _f_simultaneous(const void* ctx, const void* s, int p) noexcept nogil:
+    """A selection pick while another active player still selects after p this turn (R6): a simultaneous move
+    inside the trees (EXP3). The last to select faces selections already made, hidden but fixed in each world:
+    a one-player bandit (UCB1)."""
+    cdef const CoreStateC* w = <const CoreStateC*>s
+    cdef int q
+    if w.phase != PH_SELECT:
+        return False
+    for q in range((<const FeudoCtx*>ctx).g.num_players):
+        if q != p and w.active[q] and not w.sel_done[q]:
+            return True
+    return False
+
+
+cdef void _f_hide(const void* ctx, void* s, int seat) noexcept nogil:
+    _blank_hidden(<CoreStateC*>s, (<const FeudoCtx*>ctx).g, seat)
+
+
+cdef void _f_determinize(const void* ctx, void* s, int seat, Rng* rng, int64_t* beliefs) noexcept nogil:
+    _determinize(<const FeudoCtx*>ctx, <CoreStateC*>s, seat, rng, beliefs)
+
+
+cdef void _f_evaluate(const void* ctx, const void* s, double* out) noexcept nogil:
+    cdef const FeudoCtx* F = <const FeudoCtx*>ctx
+    _evaluate(<const CoreStateC*>s, F.g, F.temperature, out)
+
+
+cdef int _f_playout_action(const void* ctx, const void* s, const int* legal, int n, Rng* rng) noexcept nogil:
+    return _playout_action((<const FeudoCtx*>ctx).g, <const CoreStateC*>s, legal, n, rng)
+
+
+cdef bint _f_truncate(const void* ctx, const void* root, const void* s, int horizon) noexcept nogil:
+    """Stop once ``horizon`` turns after the root's turn have ended."""
+    return (<const CoreStateC*>s).turn > (<const CoreStateC*>root).turn + horizon
+
+
+# =====================================================================================================
+# Python side
+# =====================================================================================================
+
+cdef class FeudoGame(SearchGame):
+    """Feudo from ``seat``'s root, ready for :class:`feudo_ai._search.SearchWorker`.
+
+    ``state``: a :class:`engine.core.CoreState` (its opponents' unrevealed selections are erased from the copy
+    the search keeps: the search never holds them). ``sampler``: "uniform" or "weighted"; ``temperature``: of the
+    evaluation's softmax at the start of the game. Options are validated by
+    :meth:`feudo_ai.advice.SearchOptions.validate`; this checks only what would be unsafe in C.
+    """
+
+    def __init__(self, CoreState state not None, int seat, str sampler="uniform", double temperature=1.0):
+        cdef const CoreGame* g = state.compiled.g
+        if sampler not in SAMPLERS:
+            raise ValueError(f"sampler: expected one of {', '.join(SAMPLERS)}, got {sampler!r}")
+        if not temperature > 0:
+            raise ValueError(f"temperature: expected a positive number, got {temperature!r}")
+        if g.num_players > MAX_OBSERVERS:
+            raise ValueError(f"players: the search takes at most {MAX_OBSERVERS}, got {g.num_players}")
+        self.ctx.g = g
+        self.ctx.sampler = SAMPLERS[sampler]
+        self.ctx.temperature = temperature
+        self.owner = state.compiled  # keeps ctx.g alive
+        self.game = state.game
+        self.c.ctx = &self.ctx
+        self.c.num_players = g.num_players
+        self.c.num_actions = g.num_actions
+        self.c.max_legal = MAX_ACTIONS
+        self.c.state_size = sizeof(CoreStateC)
+        self.c.num_beliefs = g.num_players * g.num_tokens + g.num_players * g.num_trading
+        self.c.to_move = _f_to_move
+        self.c.legal = _f_legal
+        self.c.apply = _f_apply
+        self.c.sample_chance = _f_sample_chance
+        self.c.returns = _f_returns
+        self.c.apply_observed = _f_apply_observed
+        self.c.simultaneous = _f_simultaneous
+        self.c.hide = _f_hide
+        self.c.determinize = _f_determinize
+        self.c.evaluate = _f_evaluate
+        self.c.playout_action = _f_playout_action
+        self.c.truncate = _f_truncate
+        self._set_root(&state.s, seat)
+
+    def beliefs(self, counts, long long worlds):
+        """{opponent: {"army": [P(card t selected)], "trade": [P(trading card c selected)]}} from the belief
+        counters of the workers (summed) and the number of worlds they drew."""
+        cdef const CoreGame* g = self.ctx.g
+        n, k, nt = g.num_players, g.num_tokens, g.num_trading
+        if len(counts) != self.c.num_beliefs:
+            raise ValueError(f"counts: expected {self.c.num_beliefs} counters, got {len(counts)}")
+        out = {}
+        for q in range(n):
+            if q == self.seat:
+                continue
+            trade = [counts[n * k + q * nt + c] for c in range(nt)]
+            tt = sum(trade)
+            out[q] = {"army": [counts[q * k + t] / max(1, worlds) for t in range(k)],
+                      "trade": [x / tt if tt else 0.0 for x in trade]}
+        return out
+
+
+def evaluate_state(CoreState state, double temperature=1.0):
+    """(position scores, rewards) of the C evaluation, for tests against feudo_ai.evaluate."""
+    cdef double score[MAX_PLAYERS]
+    cdef double out[MAX_PLAYERS]
+    cdef const CoreGame* g = state.compiled.g
+    _position_scores(&state.s, g, score)
+    _evaluate(&state.s, g, temperature, out)
+    return [score[p] for p in range(g.num_players)], [out[p] for p in range(g.num_players)]
+
+
+def determinize(CoreState state, int seat, unsigned long long seed, str sampler="uniform"):
+    """One world drawn by the search's determinization (a new CoreState), for tests."""
+    cdef FeudoCtx F
+    cdef Rng rng
+    cdef CoreState out = state.clone()
+    if sampler not in SAMPLERS:
+        raise ValueError(f"sampler: expected one of {', '.join(SAMPLERS)}, got {sampler!r}")
+    if not 0 <= seat < state.compiled.g.num_players:
+        raise ValueError(f"seat: expected an integer in [0, {state.compiled.g.num_players}), got {seat}")
+    F.g = state.compiled.g
+    F.sampler = SAMPLERS[sampler]
+    F.temperature = 1.0
+    rng_seed(&rng, seed)
+    _determinize(&F, &out.s, seat, &rng, NULL)
+    return out
