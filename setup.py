@@ -1,4 +1,10 @@
-"""Build script: compiles the Cython extensions (engine core, search core) during the package build.
+"""Build script: compiles the Cython extensions (engine core, search core) and generates the gRPC/protobuf stubs
+during the package build.
+
+The stubs (``feudo/v1/*_pb2.py``, ``*_pb2_grpc.py`` and typed ``*_pb2.pyi``) are generated from ``proto/feudo/v1/``
+by grpcio-tools (a build requirement) into the top-level package ``feudo.v1``, so the generated imports
+(``from feudo.v1 import game_pb2``) resolve as they are: into the build directory for ``pip install .``, into the
+source tree for ``pip install -e .`` (ignored by git, never committed).
 
 Set ``FEUDO_DEBUG=1`` to build with Cython bounds checks, wrap-around and initialisation checks on (the
 tests of the core are meant to be run against such a build too). No generated ``.c`` file is committed.
@@ -8,6 +14,7 @@ import os
 from pathlib import Path
 
 from setuptools import Extension, setup
+from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
 
@@ -40,4 +47,38 @@ def extensions():
     return cythonize(exts, compiler_directives=directives, quiet=True)
 
 
-setup(ext_modules=extensions())
+def generate_stubs(out_dir: Path) -> list[Path]:
+    """Run protoc (grpcio-tools) on every ``proto/**/*.proto``; returns the files written under ``out_dir``."""
+    import grpc_tools
+    from grpc_tools import protoc
+
+    protos = HERE / "proto"
+    files = sorted(str(p.relative_to(protos)) for p in protos.rglob("*.proto"))
+    if not files:
+        return []
+    out_dir.mkdir(parents=True, exist_ok=True)
+    well_known = Path(grpc_tools.__file__).resolve().parent / "_proto"
+    args = ["grpc_tools.protoc", f"-I{protos}", f"-I{well_known}", f"--python_out={out_dir}",
+            f"--grpc_python_out={out_dir}", f"--pyi_out={out_dir}", *files]
+    if protoc.main(args) != 0:
+        raise RuntimeError(f"protoc failed on {', '.join(files)}")
+    written = []
+    for f in files:
+        stem = Path(f).with_suffix("")
+        written += [out_dir / f"{stem}_pb2.py", out_dir / f"{stem}_pb2_grpc.py", out_dir / f"{stem}_pb2.pyi"]
+    return written
+
+
+class BuildPyWithStubs(build_py):
+    """``build_py`` that generates the protobuf stubs first (into the source tree for editable installs)."""
+
+    def run(self) -> None:
+        editable = bool(getattr(self, "editable_mode", False))
+        self._stubs = generate_stubs(HERE if editable else Path(self.build_lib))
+        super().run()
+
+    def get_outputs(self, include_bytecode: bool = True) -> list[str]:
+        return super().get_outputs(include_bytecode) + [str(p) for p in getattr(self, "_stubs", [])]
+
+
+setup(ext_modules=extensions(), cmdclass={"build_py": BuildPyWithStubs})

@@ -193,6 +193,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("replay", help="replay a saved game record and print the final position")
     p.add_argument("record", help="a game record JSON file (from selfplay --save)")
     p.set_defaults(func=cmd_replay)
+
+    from .service.cli import add_commands  # feudo serve, feudo advise (the Advisor service)
+
+    add_commands(sub)
     return parser
 
 

@@ -1,0 +1,442 @@
+"""The Advisor servicer (``feudo.v1.Advisor``): DescribeGame, Suggest, Analyze, LegalActions over :func:`feudo_ai.advise`.
+
+Stateless: every call carries its position, so replicas are interchangeable. Behaviour under pressure:
+
+- every limit of a request is checked against the server's caps (:class:`ServiceConfig`): a bad value (zero, NaN,
+  negative) is ``INVALID_ARGUMENT``, one beyond a cap ``RESOURCE_EXHAUSTED``; so is a search beyond the cap on
+  concurrent searches (no queue grows without bound: the caller retries, or asks another replica);
+- the call's gRPC deadline is one more limit: the search ends ``deadline_margin`` before it (or a quarter of the
+  time left, whichever is less) so the answer arrives in time;
+- a cancelled call (client cancel, deadline, disconnect) sets the search's cancel Event from gRPC's termination
+  callback: the C search polls it and stops within milliseconds;
+- each search runs on its call's worker thread with the GIL released by the C search, so the other calls (health,
+  DescribeGame, other searches) go on; the node pool of each search worker is sized to its budget and capped
+  (``max_nodes``), so memory per search is bounded;
+- a malformed request (bytes that are not the message) is ``INVALID_ARGUMENT``; any unexpected error is logged
+  and answered ``INTERNAL`` without details, and the server keeps serving.
+
+Analyze runs the search in slices of ``interval_seconds`` and streams after each slice the merged result of the
+slices so far: root statistics summed (visits; win probabilities weighted by visits), exactly as the C search
+merges its root-parallel threads, so the final message is the answer of a root-parallel search whose workers ran
+one after the other. Exactly one message has ``final`` set, and it is the last.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import threading
+import time
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Iterator
+
+import grpc
+
+from engine import FeudoError, Phase
+from feudo.v1 import advisor_pb2 as apb
+from feudo.v1 import game_pb2 as gpb
+
+from ..advice import (DEFAULT_ITERATIONS, Advice, Alternative, ObservedPosition, SearchOptions, SearchStats,
+                      _seat_to_act, advise)
+from . import convert
+from .convert import PositionError
+
+log = logging.getLogger("feudo.service")
+
+SERVICE_NAME = apb.DESCRIPTOR.services_by_name["Advisor"].full_name  # "feudo.v1.Advisor"
+NODES_PER_ITERATION = 6  # the trees grow by about 4 nodes an iteration (fast_search); a margin on top
+ITERATIONS_PER_SECOND = 150_000  # one C worker, default playouts (benchmarks/fast_search_speed.py): an upper estimate
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    """Server-side caps and defaults (``feudo serve --help`` lists the flags that set them)."""
+
+    max_iterations: int = 2_000_000  # per call
+    max_seconds: float = 60.0  # per call; also the time cap of a search asked by iterations only
+    max_threads: int = 2  # per search
+    max_concurrent_searches: int = 16  # Suggest + Analyze running at once; beyond: RESOURCE_EXHAUSTED
+    max_message_bytes: int = 1 << 20  # requests and responses
+    max_nodes: int = 1_000_000  # node pool of one search worker (64 bytes a node: 64 MB)
+    deadline_margin: float = 0.05  # seconds kept between the end of the search and the call's deadline
+    default_interval: float = 0.5  # Analyze updates when the request gives none
+    min_interval: float = 0.05
+
+    def __post_init__(self) -> None:
+        for name in ("max_iterations", "max_threads", "max_concurrent_searches", "max_message_bytes", "max_nodes"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise ValueError(f"{name}: expected a positive integer, got {v!r}")
+        for name in ("max_seconds", "deadline_margin", "default_interval", "min_interval"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+                raise ValueError(f"{name}: expected a non-negative number, got {v!r}")
+        if self.max_nodes < 16:
+            raise ValueError("max_nodes: expected at least 16")
+
+
+class Abort(Exception):
+    """A call ends with this status and message (raised inside a handler, turned into ``context.abort``)."""
+
+    def __init__(self, code: grpc.StatusCode, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class BadRequest:
+    """What the safe deserializer returns for bytes that are not the request message."""
+
+    def __init__(self, message_name: str, error: str):
+        self.message_name = message_name
+        self.error = error
+
+
+def safe_deserializer(cls: Any) -> Callable[[bytes], Any]:
+    def parse(data: bytes) -> Any:
+        try:
+            return cls.FromString(data)
+        except Exception as e:  # noqa: BLE001 - any decoding failure is the caller's bad input
+            return BadRequest(cls.DESCRIPTOR.full_name, f"{type(e).__name__}")
+    return parse
+
+
+class CallLog:
+    """The one structured log line of a call (and its metrics)."""
+
+    def __init__(self, method: str, context: grpc.ServicerContext, metrics: Any):
+        self.started = time.monotonic()
+        self.fields: dict[str, Any] = {"method": method, "peer": context.peer()}
+        self.metrics = metrics
+        self.code = grpc.StatusCode.OK
+
+    def set(self, **kv: Any) -> None:
+        self.fields.update(kv)
+
+    def finish(self) -> None:
+        latency = time.monotonic() - self.started
+        self.fields.update(status=self.code.name, latency_ms=round(latency * 1000, 1))
+        log.info(json.dumps(self.fields, separators=(",", ":"), default=str))
+        if self.metrics is not None:
+            self.metrics.observe(self.fields["method"], self.code.name, latency, self.fields.get("iterations"),
+                                 self.fields.get("search_seconds"))
+
+
+class AdvisorServicer:
+    """The ``feudo.v1.Advisor`` methods. Register with :meth:`add_to_server` (request bytes that do not parse are
+    ``INVALID_ARGUMENT``, not gRPC's generic ``INTERNAL``)."""
+
+    def __init__(self, config: ServiceConfig | None = None, metrics: Any = None):
+        self.config = config or ServiceConfig()
+        self.metrics = metrics
+        self._slots = threading.BoundedSemaphore(self.config.max_concurrent_searches)
+        self._lock = threading.Lock()
+        self.in_flight = 0
+
+    # ------------------------------------------------------------------------------------------ registration
+    def add_to_server(self, server: grpc.Server) -> None:
+        methods = {
+            "DescribeGame": grpc.unary_unary_rpc_method_handler(
+                self._unary("DescribeGame", self._describe), request_deserializer=safe_deserializer(
+                    apb.DescribeGameRequest), response_serializer=apb.DescribeGameResponse.SerializeToString),
+            "Suggest": grpc.unary_unary_rpc_method_handler(
+                self._unary("Suggest", self._suggest), request_deserializer=safe_deserializer(apb.SuggestRequest),
+                response_serializer=apb.SuggestResponse.SerializeToString),
+            "Analyze": grpc.unary_stream_rpc_method_handler(
+                self._stream("Analyze", self._analyze), request_deserializer=safe_deserializer(apb.AnalyzeRequest),
+                response_serializer=apb.AnalyzeResponse.SerializeToString),
+            "LegalActions": grpc.unary_unary_rpc_method_handler(
+                self._unary("LegalActions", self._legal), request_deserializer=safe_deserializer(
+                    apb.LegalActionsRequest), response_serializer=apb.LegalActionsResponse.SerializeToString),
+        }
+        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, methods),))
+
+    def _unary(self, method: str, fn: Callable[..., Any]) -> Callable[[Any, grpc.ServicerContext], Any]:
+        def handler(request: Any, context: grpc.ServicerContext) -> Any:
+            call = CallLog(method, context, self.metrics)
+            try:
+                return self._guard(call, context, lambda: fn(request, context, call))
+            finally:
+                call.finish()
+        return handler
+
+    def _stream(self, method: str, fn: Callable[..., Iterator[Any]]) -> Callable[[Any, grpc.ServicerContext], Any]:
+        def handler(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+            call = CallLog(method, context, self.metrics)
+            gen = None
+            try:
+                gen = self._guard(call, context, lambda: fn(request, context, call))
+                while True:
+                    item = self._guard(call, context, lambda: next(gen, None))
+                    if item is None:
+                        return
+                    yield item
+            finally:
+                if gen is not None:
+                    gen.close()  # a cancelled stream releases its search slot now, not at garbage collection
+                call.finish()
+        return handler
+
+    def _guard(self, call: CallLog, context: grpc.ServicerContext, thunk: Callable[[], Any]) -> Any:
+        try:
+            return thunk()
+        except Abort as e:
+            call.code = e.code
+            call.set(error=e.message)
+            context.abort(e.code, e.message)
+        except (PositionError, FeudoError, ValueError) as e:
+            call.code = grpc.StatusCode.INVALID_ARGUMENT
+            call.set(error=str(e))
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
+        except NotImplementedError as e:
+            call.code = grpc.StatusCode.UNIMPLEMENTED
+            call.set(error=str(e))
+            context.abort(grpc.StatusCode.UNIMPLEMENTED, str(e))
+        except Exception as e:  # noqa: BLE001 - nothing a client sends may take the server down
+            if isinstance(e, grpc.RpcError) or type(e).__name__ == "_AbortError":
+                raise
+            call.code = grpc.StatusCode.INTERNAL
+            call.set(error=f"{type(e).__name__}: {e}")
+            log.exception("internal error in %s", call.fields["method"])
+            context.abort(grpc.StatusCode.INTERNAL, "internal error (logged by the server)")
+
+    # ------------------------------------------------------------------------------------------ helpers
+    @staticmethod
+    def _request(request: Any) -> Any:
+        if isinstance(request, BadRequest):
+            raise Abort(grpc.StatusCode.INVALID_ARGUMENT,
+                        f"request: not a valid {request.message_name} message ({request.error})")
+        return request
+
+    def _options(self, limits: apb.Limits, context: grpc.ServicerContext, call: CallLog) -> SearchOptions:
+        """SearchOptions of a request's limits under the server's caps and the call's deadline."""
+        cfg = self.config
+        iterations = seconds = None
+        if limits.HasField("iterations"):
+            if limits.iterations < 1:
+                raise Abort(grpc.StatusCode.INVALID_ARGUMENT, "limits.iterations: expected at least 1")
+            if limits.iterations > cfg.max_iterations:
+                raise Abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                            f"limits.iterations: {limits.iterations} is beyond this server's cap {cfg.max_iterations}")
+            iterations = int(limits.iterations)
+        if limits.HasField("seconds"):
+            if not math.isfinite(limits.seconds) or limits.seconds <= 0:
+                raise Abort(grpc.StatusCode.INVALID_ARGUMENT,
+                            f"limits.seconds: expected a positive finite number, got {limits.seconds}")
+            if limits.seconds > cfg.max_seconds:
+                raise Abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                            f"limits.seconds: {limits.seconds:g} is beyond this server's cap {cfg.max_seconds:g}")
+            seconds = float(limits.seconds)
+        threads = 1
+        if limits.HasField("threads"):
+            if limits.threads < 1:
+                raise Abort(grpc.StatusCode.INVALID_ARGUMENT, "limits.threads: expected at least 1")
+            if limits.threads > cfg.max_threads:
+                raise Abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                            f"limits.threads: {limits.threads} is beyond this server's cap {cfg.max_threads}")
+            threads = int(limits.threads)
+        if iterations is not None and iterations < threads:
+            raise Abort(grpc.StatusCode.INVALID_ARGUMENT,
+                        f"limits.iterations: expected at least one per thread ({threads}), got {iterations}")
+        if iterations is None and seconds is None:
+            iterations = max(DEFAULT_ITERATIONS, threads)
+        # every search is time-bounded: a search asked by iterations alone still stops at the server's time cap
+        seconds = min(seconds if seconds is not None else cfg.max_seconds, cfg.max_seconds)
+        deadline = None
+        remaining = context.time_remaining()
+        if remaining is not None and math.isfinite(remaining) and remaining < 1e6:  # no deadline: a huge value
+            deadline = time.monotonic() + max(remaining - min(cfg.deadline_margin, remaining / 4), 0.001)
+        algorithm = "pimc" if limits.algorithm == apb.ALGORITHM_PIMC else "ismcts"
+        # memory: each worker's node pool sized to what it can do within the limits, never beyond the cap
+        per_worker = (iterations // threads) if iterations is not None else 10**12
+        time_left = seconds if deadline is None else min(seconds, deadline - time.monotonic())
+        per_worker = min(per_worker, int(time_left * ITERATIONS_PER_SECOND) + 1)
+        max_nodes = max(4096, min(cfg.max_nodes, per_worker * NODES_PER_ITERATION))
+        call.set(budget={"iterations": iterations, "seconds": round(seconds, 3), "threads": threads,
+                         "deadline_s": None if deadline is None else round(deadline - time.monotonic(), 3)})
+        return SearchOptions(iterations=iterations, seconds=seconds, deadline=deadline, threads=threads,
+                             seed=int(limits.seed), algorithm=algorithm, max_nodes=max_nodes)
+
+    def _position(self, position: gpb.Position, seat: int, call: CallLog) -> ObservedPosition:
+        call.set(seat=seat, form=position.WhichOneof("form"))
+        observed = convert.observed_position(position, seat)
+        call.set(phase=Phase(int(observed.observation["phase"])).name, turn=observed.observation["turn"])
+        return observed
+
+    def _slot(self) -> None:
+        if not self._slots.acquire(blocking=False):
+            raise Abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                        f"{self.config.max_concurrent_searches} searches are already running on this server (its "
+                        f"cap); retry later or ask another replica")
+        with self._lock:
+            self.in_flight += 1
+        if self.metrics is not None:
+            self.metrics.in_flight(self.in_flight)
+
+    def _release(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+        self._slots.release()
+        if self.metrics is not None:
+            self.metrics.in_flight(self.in_flight)
+
+    @staticmethod
+    def _cancel_event(context: grpc.ServicerContext) -> threading.Event:
+        cancel = threading.Event()
+        if not context.add_callback(cancel.set):  # the call has already ended
+            cancel.set()
+        return cancel
+
+    def warm_up(self) -> None:
+        """One tiny search, so that the first client does not pay for the search's lazy set-up (~0.25 s)."""
+        import random
+
+        from engine import new_game, sample_chance
+
+        state, rng = new_game(players=2, seed=0), random.Random(0)
+        while state.is_chance_node():
+            state.apply_action(sample_chance(state, rng))
+        advise(state, state.current_player(), SearchOptions(iterations=16))
+
+    # ------------------------------------------------------------------------------------------ methods
+    def _describe(self, request: Any, context: grpc.ServicerContext, call: CallLog) -> apb.DescribeGameResponse:
+        request = self._request(request)
+        game = convert.game_from_setup(request.setup, "setup")
+        return apb.DescribeGameResponse(game=convert.describe_game(game, request.setup))
+
+    def _suggest(self, request: Any, context: grpc.ServicerContext, call: CallLog) -> apb.SuggestResponse:
+        request = self._request(request)
+        observed = self._position(request.position, request.seat, call)
+        options = self._options(request.limits, context, call)
+        self._slot()
+        try:
+            advice = advise(observed, request.seat, options, cancel=self._cancel_event(context))
+        finally:
+            self._release()
+        self._log_advice(call, advice)
+        return apb.SuggestResponse(advice=convert.advice_to_proto(advice))
+
+    def _analyze(self, request: Any, context: grpc.ServicerContext, call: CallLog) -> Iterator[apb.AnalyzeResponse]:
+        request = self._request(request)
+        observed = self._position(request.position, request.seat, call)
+        options = self._options(request.limits, context, call)
+        interval = request.interval_seconds
+        if not math.isfinite(interval) or interval < 0:
+            raise Abort(grpc.StatusCode.INVALID_ARGUMENT,
+                        f"interval_seconds: expected a non-negative finite number, got {interval}")
+        interval = max(interval or self.config.default_interval, self.config.min_interval)
+        self._slot()
+        released = False
+        try:
+            cancel = self._cancel_event(context)
+            started = time.monotonic()
+            end = started + (options.seconds or self.config.max_seconds)
+            if options.deadline is not None:
+                end = min(end, options.deadline)
+            merged = _Merge(seed=options.seed)
+            update = 0
+            while True:
+                left_it = None if options.iterations is None else options.iterations - merged.iterations
+                now = time.monotonic()
+                slice_opts = replace(options, iterations=left_it if left_it is None else max(left_it, options.threads),
+                                     seconds=max(min(interval, end - now), 0.001), deadline=None,
+                                     seed=_slice_seed(options.seed, update))
+                merged.add(advise(observed, request.seat, slice_opts, cancel=cancel))
+                final = (cancel.is_set() or time.monotonic() >= end - 1e-3
+                         or (options.iterations is not None and merged.iterations >= options.iterations)
+                         or merged.forced)
+                advice = merged.advice(time.monotonic() - started,
+                                       "cancelled" if cancel.is_set() else None)
+                if final:
+                    self._release()
+                    released = True
+                    self._log_advice(call, advice)
+                    call.set(updates=update + 1)
+                    yield apb.AnalyzeResponse(advice=convert.advice_to_proto(advice), final=True, update=update)
+                    return
+                yield apb.AnalyzeResponse(advice=convert.advice_to_proto(advice), final=False, update=update)
+                update += 1
+        finally:
+            if not released:
+                self._release()
+
+    def _legal(self, request: Any, context: grpc.ServicerContext, call: CallLog) -> apb.LegalActionsResponse:
+        request = self._request(request)
+        observed = self._position(request.position, request.seat, call)
+        view = observed.to_state()
+        out = apb.LegalActionsResponse(current_player=view.current_player(),
+                                       phase=convert.phase_to_proto(view.phase))
+        try:
+            root = _seat_to_act(view, request.seat)
+        except ValueError:
+            return out  # the seat has nothing to decide here
+        out.seat_to_act = True
+        out.phase = convert.phase_to_proto(root.phase)
+        out.actions.extend(gpb.Action(id=a, text=root.action_to_string(a)) for a in root.legal_actions())
+        return out
+
+    @staticmethod
+    def _log_advice(call: CallLog, advice: Advice) -> None:
+        s = advice.stats
+        call.set(decision=advice.decision, best=advice.best_text, iterations=s.iterations,
+                 search_seconds=round(s.elapsed, 4), stopped_by=s.stopped_by)
+
+
+def _slice_seed(seed: int, i: int) -> int:
+    return (int(seed) * 6_364_136_223_846_793_005 + 1_442_695_040_888_963_407 * (i + 1)) & 0xFFFFFFFFFFFFFFFF
+
+
+class _Merge:
+    """Analyze's slices merged like root-parallel workers: visits summed, win probabilities weighted by visits,
+    beliefs weighted by iterations; the plan is that of the slice that visited the merged best action most."""
+
+    def __init__(self, seed: int):
+        self.seed = seed
+        self.slices: list[Advice] = []
+        self.iterations = 0
+
+    def add(self, advice: Advice) -> None:
+        self.slices.append(advice)
+        self.iterations += advice.stats.iterations
+
+    @property
+    def forced(self) -> bool:
+        """Nothing to search (a single legal action): more slices would not change the answer."""
+        return self.slices[-1].stats.stopped_by is None and self.slices[-1].stats.iterations == 0
+
+    def advice(self, elapsed: float, stopped: str | None) -> Advice:
+        first, last = self.slices[0], self.slices[-1]
+        visits: dict[int, list] = {}
+        for adv in self.slices:
+            for a in adv.alternatives:
+                v = visits.setdefault(a.action, [a.text, 0, 0.0])
+                v[1] += a.visits
+                v[2] += a.visits * a.win_probability
+        alternatives = tuple(sorted((Alternative(a, t, n, w / n if n else 0.0) for a, (t, n, w) in visits.items()),
+                                    key=lambda x: (-x.visits, x.action)))
+        if alternatives:
+            best = alternatives[0].action
+            source = max(self.slices, key=lambda adv: next((a.visits for a in adv.alternatives if a.action == best), -1))
+        else:
+            source = last
+        weights = [max(adv.stats.iterations, 1) for adv in self.slices]
+        total = sum(weights)
+        beliefs: dict[tuple[int, str], list] = {}
+        for adv, w in zip(self.slices, weights):
+            for b in adv.beliefs:
+                e = beliefs.setdefault((b.player, b.card), [b, 0.0])
+                e[1] += w * b.probability / total
+        merged_beliefs = tuple(replace(b, probability=p) for b, p in beliefs.values())
+        stats = [adv.stats for adv in self.slices]
+        iterations = sum(s.iterations for s in stats)
+        stopped_by = stopped or last.stats.stopped_by
+        summary = SearchStats(
+            algorithm=first.stats.algorithm, backend=first.stats.backend, iterations=iterations,
+            nodes=sum(s.nodes for s in stats), threads=first.stats.threads, elapsed=elapsed,
+            iterations_per_s=iterations / elapsed if elapsed > 0 else None, stopped_by=stopped_by,
+            limited=stopped_by in ("time", "cancelled"), pool_full=any(s.pool_full for s in stats),
+            max_depth=max(s.max_depth for s in stats), worlds_sampled=sum(s.worlds_sampled for s in stats),
+            seed=self.seed, searches=sum(s.searches for s in stats))
+        return replace(source, alternatives=alternatives or source.alternatives, beliefs=merged_beliefs,
+                       stats=summary)

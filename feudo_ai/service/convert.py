@@ -1,0 +1,553 @@
+"""Conversions between the wire messages of ``feudo.v1`` and the engine / advice objects.
+
+Server side: :func:`game_from_setup` (a ``GameSetup`` -> :class:`engine.Game`), :func:`observed_position` (any of the
+three ``Position`` forms -> the asking seat's :class:`feudo_ai.ObservedPosition`), :func:`advice_to_proto`,
+:func:`describe_game`. Client side: :func:`position_from` (an engine state, an ``ObservedPosition``, a state JSON
+or a ``Position`` -> ``Position``) and :func:`advice_from_proto`.
+
+Every problem with a message raises :class:`PositionError` whose text starts with the field path of the message
+(``position.observation.players[1].tokens[2].territory: expected ...``). The engine's loader has the last word on
+consistency (:meth:`feudo_ai.ObservedPosition.to_state`); its field names are translated back to the message's.
+
+Honesty (R22): the structured observation has one place for hidden cards, ``own_selection``, and it is applied
+to the asking seat only; an opponent's selection can only be the cards it has revealed. A full state is projected
+to the seat's observation before anything else reads it, and the client projects an engine state itself so that
+hidden cards never leave the caller's process.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import re
+from typing import Any, Iterable, Mapping
+
+from engine import CASTLE, DEAD, DataFileError, Game, GameMap, Phase, StateError, load_map, load_ruleset
+from engine.board import MAPS_DIR, assemble
+from engine.ruleset import ruleset_from_dict
+from engine.serialize import state_from_json
+from feudo.v1 import advisor_pb2 as apb
+from feudo.v1 import game_pb2 as gpb
+
+from ..advice import Advice, Alternative, CardBelief, ObservedPosition, PlannedAction, SearchStats
+
+MAX_TURNS = 100  # a longer game is no Feudo (R20 plays 15 or 20)
+MAX_LIST = 4096  # no list of a position is longer (the plague history is the longest: a few per turn)
+_ENGINE_TO_PHASE = {int(p): int(p) + 1 for p in Phase}  # proto enums start at 1 (0 is UNSPECIFIED)
+
+
+class PositionError(ValueError):
+    """A message that does not describe a valid game or position; the text starts with the field path."""
+
+
+# ------------------------------------------------------------------------------------------------ games
+@functools.lru_cache(maxsize=1)
+def _packaged_boards() -> tuple[list[dict], str, str]:
+    spec = json.loads((MAPS_DIR / "default.json").read_text(encoding="utf-8"))
+    boards = [json.loads((MAPS_DIR / f).read_text(encoding="utf-8")) for f in spec["boards"]]
+    return boards, spec["name"], spec["plague_start_near"]
+
+
+@functools.lru_cache(maxsize=24)
+def _assembled(order: tuple[int, ...]) -> GameMap:
+    boards, name, near = _packaged_boards()
+    return assemble(boards, list(order), name, near, str(MAPS_DIR / "default.json"))
+
+
+@functools.lru_cache(maxsize=1)
+def _default_orders() -> dict[GameMap, tuple[int, ...]]:
+    import itertools
+
+    return {_assembled(o): o for o in itertools.permutations(range(4))}
+
+
+@functools.lru_cache(maxsize=1)
+def _basic():
+    return load_ruleset()
+
+
+@functools.lru_cache(maxsize=64)
+def _game_cached(key: bytes) -> Game:
+    setup = gpb.GameSetup.FromString(key)
+    return _build_game(setup, "position.setup")
+
+
+def game_from_setup(setup: gpb.GameSetup, path: str = "position.setup") -> Game:
+    """The :class:`engine.Game` of a ``GameSetup`` (cached: the same setup gives the same object)."""
+    try:
+        return _game_cached(setup.SerializeToString(deterministic=True))
+    except PositionError as e:
+        if path != "position.setup":
+            raise PositionError(str(e).replace("position.setup", path, 1)) from None
+        raise
+
+
+def _build_game(setup: gpb.GameSetup, path: str) -> Game:
+    which = setup.WhichOneof("ruleset")
+    try:
+        if which == "ruleset_json":
+            ruleset = ruleset_from_dict(_json(setup.ruleset_json, f"{path}.ruleset_json"),
+                                        source=f"{path}.ruleset_json")
+        else:
+            o = setup.options
+            if o.HasField("turns") and not 1 <= o.turns <= MAX_TURNS:
+                raise PositionError(f"{path}.options.turns: expected 1..{MAX_TURNS}, got {o.turns}")
+            ruleset = _basic().with_options(turns=o.turns if o.HasField("turns") else None,
+                                            virulent_plague=o.virulent_plague or None,
+                                            strategy_only=o.strategy_only or None)
+        which = setup.WhichOneof("map")
+        if which == "map_json":
+            game_map = GameMap.from_dict(_json(setup.map_json, f"{path}.map_json"), source=f"{path}.map_json")
+        elif which == "board_order":
+            order = tuple(setup.board_order.boards)
+            if sorted(order) != [0, 1, 2, 3]:
+                raise PositionError(f"{path}.board_order.boards: expected a permutation of 0, 1, 2, 3, got "
+                                    f"{list(order)[:8]}")
+            game_map = _assembled(order)
+        else:
+            game_map = load_map(None, seed=setup.map_seed)
+    except DataFileError as e:
+        raise PositionError(str(e)) from None
+    if not ruleset.min_players <= setup.players <= ruleset.max_players:
+        raise PositionError(f"{path}.players: expected {ruleset.min_players}..{ruleset.max_players}, "
+                            f"got {setup.players}")
+    try:
+        return Game(ruleset, game_map, setup.players)
+    except StateError as e:
+        raise PositionError(f"{path}: {e}") from None
+
+
+def _json(text: str, path: str) -> Any:
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as e:
+        raise PositionError(f"{path}: not JSON ({e})") from None
+
+
+def setup_from_game(game: Game) -> gpb.GameSetup:
+    """The most compact ``GameSetup`` of a game: ruleset options and board order when they are the packaged ones,
+    whole JSON otherwise."""
+    setup = gpb.GameSetup(players=game.num_players)
+    r = game.ruleset
+    basic = _basic()
+    if r == basic.with_options(turns=r.turns, virulent_plague=r.virulent_plague, strategy_only=r.strategy_only):
+        setup.options.virulent_plague = r.virulent_plague
+        setup.options.strategy_only = r.strategy_only
+        if r.turns != basic.turns:
+            setup.options.turns = r.turns
+    else:
+        setup.ruleset_json = json.dumps(r.to_dict())
+    order = _default_orders().get(game.map)
+    if order is not None:
+        setup.board_order.boards.extend(order)
+    else:
+        setup.map_json = json.dumps(game.map.to_dict())
+    return setup
+
+
+# ------------------------------------------------------------------------------------------ observations
+def _count(path: str, items: Any, n: int, what: str) -> None:
+    if len(items) != n:
+        raise PositionError(f"{path}: expected {n} {what}, got {len(items)}")
+
+
+def _opt(msg: Any, name: str, none: int = -1) -> int:
+    return int(getattr(msg, name)) if msg.HasField(name) else none
+
+
+def observation_dict(game: Game, obs: gpb.Observation, seat: int, path: str = "position.observation") -> dict:
+    """``state.observation(seat)``'s dict form of a structured observation (structure checked here, consistency
+    by the engine's loader in :meth:`ObservedPosition.to_state`)."""
+    n, k, T = game.num_players, game.num_tokens, game.num_territories
+    nt = len(game.ruleset.trading_cards)
+    if obs.phase not in _ENGINE_TO_PHASE.values():
+        raise PositionError(f"{path}.phase: expected a phase other than PHASE_UNSPECIFIED, got {obs.phase}")
+    _count(f"{path}.players", obs.players, n, "players (one per seat)")
+    for name, seq in (("order", obs.order), ("placed", obs.placed), ("winners", obs.winners),
+                      ("plague.history", obs.plague.history), ("context.joiners", obs.context.joiners),
+                      ("context.advanced", obs.context.advanced), ("context.won", obs.context.won),
+                      ("city_owners", obs.city_owners), ("own_selection.army_cards", obs.own_selection.army_cards)):
+        if len(seq) > MAX_LIST:
+            raise PositionError(f"{path}.{name}: at most {MAX_LIST} items, got {len(seq)}")
+    d: dict[str, Any] = {
+        "turn": obs.turn, "phase": obs.phase - 1, "tiebreak": obs.tiebreak, "order": list(obs.order),
+        "placed": list(obs.placed), "decider": _opt(obs.context, "decider"), "winners": list(obs.winners),
+        "king": obs.king_intervened,
+    }
+    per_player: dict[str, list] = {key: [] for key in (
+        "active", "castle", "vp", "loc", "stricken", "entered", "rest_until", "army_held", "trade_held", "sel_army",
+        "sel_trade", "sel_done", "revealed", "trade_revealed", "charmed", "merc_moved", "march_over", "attacked")}
+    selected = []
+    own = obs.own_selection
+    for p, pv in enumerate(obs.players):
+        pp = f"{path}.players[{p}]"
+        _count(f"{pp}.tokens", pv.tokens, k, "tokens (one per Army Card of the roster)")
+        _count(f"{pp}.trading_cards_held", pv.trading_cards_held, nt, "flags (one per Trading Card)")
+        loc = []
+        for t, tv in enumerate(pv.tokens):
+            if tv.place == gpb.PLACE_MAP:
+                loc.append(int(tv.territory))
+            elif tv.place == gpb.PLACE_CASTLE:
+                loc.append(CASTLE)
+            elif tv.place == gpb.PLACE_DEAD:
+                loc.append(DEAD)
+            else:
+                raise PositionError(f"{pp}.tokens[{t}].place: expected PLACE_MAP, PLACE_CASTLE or PLACE_DEAD, "
+                                    f"got {tv.place}")
+        revealed = [bool(tv.card_revealed) for tv in pv.tokens]
+        per_player["active"].append(pv.active)
+        per_player["castle"].append(_opt(pv, "castle_site"))
+        per_player["vp"].append(pv.vp)
+        per_player["loc"].append(loc)
+        per_player["stricken"].append([tv.stricken for tv in pv.tokens])
+        per_player["entered"].append([tv.entered for tv in pv.tokens])
+        per_player["rest_until"].append([int(tv.rests_until_turn) for tv in pv.tokens])
+        per_player["army_held"].append([tv.card_held for tv in pv.tokens])
+        per_player["march_over"].append([tv.marched_into_wood for tv in pv.tokens])
+        per_player["attacked"].append([tv.attacked_this_turn for tv in pv.tokens])
+        per_player["revealed"].append(revealed)
+        per_player["trade_held"].append(list(pv.trading_cards_held))
+        per_player["sel_done"].append(pv.selection_done)
+        per_player["charmed"].append(pv.charmed)
+        per_player["merc_moved"].append(int(pv.mercenaries_moved))
+        per_player["trade_revealed"].append(pv.HasField("revealed_trading_card"))
+        shown = _opt(pv, "revealed_trading_card")
+        if p == seat:
+            cards = list(own.army_cards)
+            bad = [t for t in cards if not 0 <= t < k]
+            if bad or len(set(cards)) != len(cards):
+                raise PositionError(f"{path}.own_selection.army_cards: expected distinct token indices in "
+                                    f"0..{k - 1}, got {cards[:16]}")
+            sel = [t in cards for t in range(k)]
+            missing = [t for t in range(k) if revealed[t] and not sel[t]]
+            if missing:
+                raise PositionError(f"{path}.own_selection.army_cards: the seat revealed {missing} this turn, "
+                                    f"which must be among its selected cards")
+            if pv.selected_army_cards not in (0, len(cards)):
+                raise PositionError(f"{pp}.selected_army_cards: the seat's own selection has {len(cards)} cards, "
+                                    f"got {pv.selected_army_cards}")
+            trade = _opt(own, "trading_card")
+            if shown >= 0 and trade != shown:
+                raise PositionError(f"{path}.own_selection.trading_card: the seat turned over Trading Card "
+                                    f"{shown}, got {trade if trade >= 0 else 'none'}")
+            per_player["sel_army"].append(sel)
+            per_player["sel_trade"].append(trade)
+            selected.append(len(cards))
+        else:
+            if pv.selected_army_cards < sum(revealed):
+                raise PositionError(f"{pp}.selected_army_cards: {sum(revealed)} cards are revealed, got "
+                                    f"{pv.selected_army_cards}")
+            # R22: an opponent's selection is exactly what it has revealed
+            per_player["sel_army"].append(list(revealed))
+            per_player["sel_trade"].append(shown)
+            selected.append(int(pv.selected_army_cards))
+    d.update(per_player)
+    owner = [-1] * T
+    for i, co in enumerate(obs.city_owners):
+        if not 0 <= co.territory < T:
+            raise PositionError(f"{path}.city_owners[{i}].territory: expected 0..{T - 1}, got {co.territory}")
+        if owner[co.territory] != -1:
+            raise PositionError(f"{path}.city_owners[{i}].territory: territory {co.territory} listed twice")
+        owner[co.territory] = int(co.player)
+    d["owner"] = owner
+    pl = obs.plague
+    d["plague_village"] = _opt(pl, "village")
+    kinds = len(game.ruleset.plague_cards)
+    drawn = list(pl.drawn_since_reshuffle) or [0] * kinds
+    _count(f"{path}.plague.drawn_since_reshuffle", drawn, kinds, "counts (one per plague card kind)")
+    d["plague_drawn"] = drawn
+    d["plague_history"] = list(pl.history)
+    d["plague_card"] = _opt(pl, "card_this_turn")
+    c = obs.context
+    d.update(cursor=c.cursor, round=c.round, token=_opt(c, "token"), shillings=c.shillings,
+             target=_opt(c, "target"), joiners=list(c.joiners), advanced=list(c.advanced),
+             won=[[w.player, w.territory, list(w.tokens), w.baron_took_part] for w in c.won])
+    d["selected_count"] = selected
+    d["seat"] = seat
+    return d
+
+
+def observation_from_dict(game: Game, obs: Mapping[str, Any]) -> gpb.Observation:
+    """The structured message of ``state.observation(seat)`` (client side)."""
+    seat = int(obs["seat"])
+    n, k = game.num_players, game.num_tokens
+    msg = gpb.Observation(turn=obs["turn"], phase=_ENGINE_TO_PHASE[int(obs["phase"])], tiebreak=obs["tiebreak"],
+                          order=obs["order"], placed=obs["placed"], winners=obs["winners"],
+                          king_intervened=obs["king"])
+    for p in range(n):
+        pv = msg.players.add(active=obs["active"][p], vp=obs["vp"][p], selection_done=obs["sel_done"][p],
+                             selected_army_cards=obs["selected_count"][p], charmed=obs["charmed"][p],
+                             mercenaries_moved=obs["merc_moved"][p], trading_cards_held=obs["trade_held"][p])
+        if obs["castle"][p] >= 0:
+            pv.castle_site = obs["castle"][p]
+        if obs["trade_revealed"][p] and obs["sel_trade"][p] >= 0:
+            pv.revealed_trading_card = obs["sel_trade"][p]
+        for t in range(k):
+            x = obs["loc"][p][t]
+            pv.tokens.add(place=gpb.PLACE_CASTLE if x == CASTLE else gpb.PLACE_DEAD if x == DEAD else gpb.PLACE_MAP,
+                          territory=max(x, 0), stricken=obs["stricken"][p][t], entered=obs["entered"][p][t],
+                          rests_until_turn=obs["rest_until"][p][t], card_held=obs["army_held"][p][t],
+                          card_revealed=obs["revealed"][p][t], marched_into_wood=obs["march_over"][p][t],
+                          attacked_this_turn=obs["attacked"][p][t])
+    msg.own_selection.army_cards.extend(t for t in range(k) if obs["sel_army"][seat][t])
+    if obs["sel_trade"][seat] >= 0:
+        msg.own_selection.trading_card = obs["sel_trade"][seat]
+    for x, q in enumerate(obs["owner"]):
+        if q >= 0:
+            msg.city_owners.add(territory=x, player=q)
+    if obs["plague_village"] >= 0:
+        msg.plague.village = obs["plague_village"]
+    msg.plague.drawn_since_reshuffle.extend(obs["plague_drawn"])
+    msg.plague.history.extend(obs["plague_history"])
+    if obs["plague_card"] >= 0:
+        msg.plague.card_this_turn = obs["plague_card"]
+    c = msg.context
+    c.cursor, c.round, c.shillings = obs["cursor"], obs["round"], obs["shillings"]
+    for name in ("token", "target", "decider"):
+        if obs[name] >= 0:
+            setattr(c, name, obs[name])
+    c.joiners.extend(obs["joiners"])
+    c.advanced.extend(obs["advanced"])
+    for p, x, toks, baron in obs["won"]:
+        c.won.add(player=p, territory=x, tokens=toks, baron_took_part=baron)
+    return msg
+
+
+# The engine loader names its own fields; a client knows the message's. One table translates the first.
+_PLAYER_FIELDS = {
+    "active": "players[{0}].active", "castle": "players[{0}].castle_site", "vp": "players[{0}].vp",
+    "loc": "players[{0}].tokens[{1}].territory", "stricken": "players[{0}].tokens[{1}].stricken",
+    "entered": "players[{0}].tokens[{1}].entered", "rest_until": "players[{0}].tokens[{1}].rests_until_turn",
+    "army_held": "players[{0}].tokens[{1}].card_held", "revealed": "players[{0}].tokens[{1}].card_revealed",
+    "march_over": "players[{0}].tokens[{1}].marched_into_wood",
+    "attacked": "players[{0}].tokens[{1}].attacked_this_turn", "sel_army": "players[{0}].tokens[{1}].card_revealed",
+    "trade_held": "players[{0}].trading_cards_held[{1}]", "sel_trade": "players[{0}].revealed_trading_card",
+    "sel_done": "players[{0}].selection_done", "trade_revealed": "players[{0}].revealed_trading_card",
+    "charmed": "players[{0}].charmed", "merc_moved": "players[{0}].mercenaries_moved",
+}
+_OTHER_FIELDS = {
+    "owner": "city_owners", "plague_village": "plague.village", "plague_drawn": "plague.drawn_since_reshuffle",
+    "plague_history": "plague.history", "plague_card": "plague.card_this_turn", "king": "king_intervened",
+    "decider": "context.decider", "cursor": "context.cursor", "round": "context.round", "token": "context.token",
+    "shillings": "context.shillings", "target": "context.target", "joiners": "context.joiners",
+    "advanced": "context.advanced", "won": "context.won",
+}
+_ENGINE_PATH = re.compile(r"^state\.(\w+)((?:\[\d+\])*)")
+
+
+def _translate(message: str, path: str, seat: int) -> str:
+    m = _ENGINE_PATH.match(message)
+    if not m:
+        return f"{path}: {message.removeprefix('state: ')}"
+    name, idx = m.group(1), [int(i) for i in re.findall(r"\d+", m.group(2))]
+    rest = message[m.end():]
+    if name in _PLAYER_FIELDS and idx:
+        if name in ("sel_army", "sel_trade") and idx[0] == seat:
+            field = "own_selection.army_cards" if name == "sel_army" else "own_selection.trading_card"
+        else:
+            template = _PLAYER_FIELDS[name]
+            field = template.format(*idx, *([0] * 2)) if template.count("{") <= len(idx) else \
+                template.split("[{1}]")[0].format(idx[0])
+        return f"{path}.{field}{rest}"
+    if name in _OTHER_FIELDS:
+        return f"{path}.{_OTHER_FIELDS[name]}{m.group(2)}{rest}"
+    return f"{path}.{name}{m.group(2)}{rest}"
+
+
+def observed_from_observation(game: Game, obs: gpb.Observation, seat: int,
+                              path: str = "position.observation") -> ObservedPosition:
+    d = observation_dict(game, obs, seat, path)
+    try:
+        observed = ObservedPosition(game, d)
+        observed.to_state()  # the loader's consistency checks, with the message's field names in the error
+    except StateError as e:
+        raise PositionError(_translate(str(e), path, seat)) from None
+    return observed
+
+
+# ------------------------------------------------------------------------------------------------ history
+def observed_from_history(game: Game, history: gpb.History, seat: int,
+                          path: str = "position.history") -> ObservedPosition:
+    """The seat's observation after replaying its log (other seats' picks hidden) through ``engine.history``."""
+    try:
+        from engine import history as eh
+    except ImportError:
+        raise NotImplementedError("position.history: the history form needs engine.history (the replay of a "
+                                  "seat's log with hidden picks), which this build does not have yet; send "
+                                  "the observation or state_json form") from None
+    from engine import new_game
+
+    if len(history.entries) > 100_000:
+        raise PositionError(f"{path}.entries: at most 100000 entries, got {len(history.entries)}")
+    castles = list(history.castle_sites) or None
+    try:
+        start = new_game(game.ruleset, game.num_players, game_map=game.map, castles=castles)
+    except StateError as e:
+        raise PositionError(f"{path}.castle_sites: {str(e).removeprefix('castles')}") from None
+    entries = []
+    for i, e in enumerate(history.entries):
+        what = e.WhichOneof("what")
+        if what is None:
+            raise PositionError(f"{path}.entries[{i}]: expected an action or a hidden_pick")
+        entries.append(eh.Entry(player=int(e.player) if e.HasField("player") else -1,
+                                action=int(e.action) if what == "action" else None,
+                                trades=tuple((int(t.player), int(t.card)) for t in e.trading_cards_revealed),
+                                pick=bool(e.pick or what == "hidden_pick")))
+    try:
+        state = eh.replay_seat_log(start, entries, seat)
+    except (eh.HistoryError, StateError, ValueError) as e:
+        raise PositionError(f"{path}: {e}") from None
+    return ObservedPosition.from_state(state, seat)
+
+
+# ------------------------------------------------------------------------------------------------ positions
+def observed_position(position: gpb.Position, seat: int, path: str = "position") -> ObservedPosition:
+    """The asking ``seat``'s view of a ``Position`` in any form. :raises PositionError: naming the field."""
+    form = position.WhichOneof("form")
+    if form is None:
+        raise PositionError(f"{path}: expected one of observation, history or state_json")
+    if form == "state_json":
+        if position.HasField("setup"):
+            raise PositionError(f"{path}.setup: must be unset with state_json (the state carries its own game)")
+        try:
+            state = state_from_json(position.state_json)
+        except RecursionError:
+            raise PositionError(f"{path}.state_json: nested too deeply") from None
+        except StateError as e:
+            raise PositionError(f"{path}.state_json: {e}") from None
+        if not 0 <= seat < state.num_players:
+            raise PositionError(f"seat: expected 0..{state.num_players - 1}, got {seat}")
+        return ObservedPosition.from_state(state, seat)  # R22: projected before anything else reads it
+    if not position.HasField("setup"):
+        raise PositionError(f"{path}.setup: required with the {form} form")
+    game = game_from_setup(position.setup, f"{path}.setup")
+    if not 0 <= seat < game.num_players:
+        raise PositionError(f"seat: expected 0..{game.num_players - 1}, got {seat}")
+    if form == "observation":
+        return observed_from_observation(game, position.observation, seat, f"{path}.observation")
+    return observed_from_history(game, position.history, seat, f"{path}.history")
+
+
+def position_from(position: Any, seat: int) -> gpb.Position:
+    """A ``Position`` message for ``seat`` from: a ``Position`` (as is), an :class:`ObservedPosition`, an engine
+    ``State``/``CoreState`` (projected to the seat's observation here, so hidden cards never leave the caller),
+    or a "feudo-state/1" JSON text/dict (sent whole: the server projects it)."""
+    if isinstance(position, gpb.Position):
+        return position
+    if isinstance(position, (str, bytes, dict)):
+        text = position if isinstance(position, str) else (
+            position.decode() if isinstance(position, bytes) else json.dumps(position))
+        return gpb.Position(state_json=text)
+    if not isinstance(position, ObservedPosition):
+        if not hasattr(position, "observation") or not hasattr(position, "game"):
+            raise TypeError(f"position: expected a feudo.v1.Position, ObservedPosition, engine state or state "
+                            f"JSON, got {type(position).__name__}")
+        position = ObservedPosition.from_state(position, seat)
+    if position.seat != seat:
+        raise ValueError(f"seat: the observation is seat {position.seat}'s, got {seat}")
+    return gpb.Position(setup=setup_from_game(position.game),
+                        observation=observation_from_dict(position.game, position.observation))
+
+
+# ------------------------------------------------------------------------------------------------ answers
+def _action(a: int, text: str) -> gpb.Action:
+    return gpb.Action(id=a, text=text)
+
+
+def advice_to_proto(advice: Advice) -> apb.Advice:
+    s = advice.stats
+    return apb.Advice(
+        seat=advice.seat,
+        decision=apb.DECISION_KIND_SELECTION if advice.decision == "selection" else apb.DECISION_KIND_PLAN,
+        best=_action(advice.best, advice.best_text),
+        plan=[_action(p.action, p.text) for p in advice.plan],
+        alternatives=[apb.Alternative(action=_action(a.action, a.text), visits=a.visits,
+                                      win_probability=_finite(a.win_probability)) for a in advice.alternatives],
+        beliefs=[apb.CardBelief(player=b.player, kind=b.kind, index=b.index, card=b.card,
+                                probability=_finite(b.probability)) for b in advice.beliefs],
+        stats=apb.SearchStats(algorithm=s.algorithm, iterations=s.iterations, nodes=s.nodes, threads=s.threads,
+                              elapsed_seconds=s.elapsed, iterations_per_second=_finite(s.iterations_per_s or 0.0),
+                              stopped_by=s.stopped_by or "", limited=s.limited, pool_full=s.pool_full,
+                              max_depth=s.max_depth, worlds_sampled=s.worlds_sampled,
+                              seed=s.seed & 0xFFFFFFFFFFFFFFFF, searches=s.searches))
+
+
+def _finite(x: float) -> float:
+    return float(x) if math.isfinite(x) else 0.0
+
+
+def advice_from_proto(msg: apb.Advice) -> Advice:
+    """The :class:`feudo_ai.Advice` of a wire message (``stats.backend`` is "remote")."""
+    s = msg.stats
+    return Advice(
+        seat=msg.seat, decision="selection" if msg.decision == apb.DECISION_KIND_SELECTION else "plan",
+        best=msg.best.id, best_text=msg.best.text, plan=tuple(PlannedAction(a.id, a.text) for a in msg.plan),
+        alternatives=tuple(Alternative(a.action.id, a.action.text, a.visits, a.win_probability)
+                           for a in msg.alternatives),
+        beliefs=tuple(CardBelief(b.player, b.kind, b.index, b.card, b.probability) for b in msg.beliefs),
+        stats=SearchStats(algorithm=s.algorithm, backend="remote", iterations=s.iterations, nodes=s.nodes,
+                          threads=s.threads, elapsed=s.elapsed_seconds,
+                          iterations_per_s=s.iterations_per_second or None, stopped_by=s.stopped_by or None,
+                          limited=s.limited, pool_full=s.pool_full, max_depth=s.max_depth,
+                          worlds_sampled=s.worlds_sampled, seed=s.seed, searches=s.searches))
+
+
+# ------------------------------------------------------------------------------------------------ DescribeGame
+ACTION_MEANINGS = {
+    "PASS": "stay, decline, stop marching, launch the declared attack, done (offset 0)",
+    "PLACE": "put my Castle on castle site <offset> (R21)",
+    "ORDER": "the order of play is the <offset>-th permutation, in lexicographic order, of the active players (R5)",
+    "SELECT": "add Army Card <offset> to my secret selection; cards are picked in ascending order (R6)",
+    "TRADE": "select Trading Card <offset> (the first held card of a value) (R6)",
+    "REVEAL": "reveal selected Army Card <offset> (R7)",
+    "MOVE": "the revealed token ends its move on territory <offset> (R7, R8)",
+    "CHARM": "my healthy Milady charms player <offset>'s Baron (R13)",
+    "INFECT": "my plague-stricken Milady infects her neighbours (R13)",
+    "MARCH": "spend shillings to march token <offset> // territories to territory <offset> % territories (R9)",
+    "ATTACK": "declare an attack on territory <offset> (R11)",
+    "JOIN": "token <offset> joins the declared attack; PASS launches it (R11)",
+    "ADVANCE": "token <offset> advances into the won territory (R14)",
+    "CHANCE_PLAYER": "chance: player <offset> (Castle placer, order decider) (R5, R21)",
+    "PLAGUE": "chance: the plague card of kind <offset> is drawn (R18)",
+}
+ACTION_ENCODING = (
+    "Every decision is one action id; large choices are sequences of small ones. The secret selection is three "
+    "ascending SELECT actions (Army Cards) then one TRADE (R6). A reveal is REVEAL <card> then MOVE <territory> "
+    "(or PASS to stay). Shillings are spent by MARCH actions (cost = path length) until PASS. An attack is "
+    "ATTACK <territory>, then JOIN <token> one at a time, then PASS to launch it. An advance is ADVANCE <token>. "
+    "Ids mean the same thing in every position of a game; LegalActions lists the legal ones with their text.")
+_KIND = {0: gpb.TERRITORY_KIND_HILL, 1: gpb.TERRITORY_KIND_WOOD, 2: gpb.TERRITORY_KIND_MOUNTAIN,
+         3: gpb.TERRITORY_KIND_VILLAGE, 4: gpb.TERRITORY_KIND_CITY, 5: gpb.TERRITORY_KIND_CENTRAL_HILL}
+
+
+def describe_game(game: Game, setup: gpb.GameSetup) -> gpb.GameDescription:
+    r, m = game.ruleset, game.map
+    out = gpb.GameDescription(
+        setup=setup, ruleset_name=r.name, turns=r.turns, army_cards_selected=r.army_cards_selected,
+        army=[gpb.ArmyCard(index=t.index, name=t.name, kind=t.kind, red=t.red, black=t.black) for t in r.army],
+        trading_cards=list(r.trading_cards),
+        plague_cards=[gpb.PlagueCardKind(index=c.index, name=c.name, effect=c.effect, direction=c.direction,
+                                         steps=c.steps, count=c.count) for c in r.plague_cards],
+        map_name=m.name,
+        territories=[gpb.Territory(id=t.id, name=t.name, kind=_KIND[int(t.kind)], neighbours=list(t.neighbors),
+                                   board=t.board, outer_edge=t.outer_edge, joined_corner=t.joined_corner,
+                                   cross=t.cross, cells=[x for cell in t.cells for x in cell])
+                     for t in m.territories],
+        castle_sites=[gpb.CastleSite(id=s.id, territory=s.territory, board=s.board) for s in m.castle_sites],
+        plague_start=m.plague_start,
+        plague_lattice=[gpb.PlagueLatticeNode(village=v, north=nx[0], east=nx[1], south=nx[2], west=nx[3])
+                        for v, nx in m.village_next.items()],
+        player_names=[game.player_name(p) for p in range(game.num_players)],
+        action_ranges=[gpb.ActionRange(name=name, first=first, size=size, meaning=ACTION_MEANINGS[name])
+                       for name, first, size in game.layout.ranges()],
+        num_distinct_actions=game.num_distinct_actions, action_encoding=ACTION_ENCODING,
+        ruleset_json=json.dumps(r.to_dict()), map_json=json.dumps(m.to_dict()))
+    if game.central is not None:
+        out.central_hill = game.central
+    return out
+
+
+def phase_to_proto(phase: int) -> int:
+    return _ENGINE_TO_PHASE[int(phase)]
+
