@@ -2,13 +2,14 @@
 
 One module per job: :mod:`.spec` (a match's setup), :mod:`.tokens` (seat secrets), :mod:`.store` (SQLite
 persistence), :mod:`.match` (one match in memory and each seat's view of it), :mod:`.runner` (bots moving on the
-server), :mod:`.service` (the calls, as plain Python raising :mod:`.errors`).
+server), :mod:`.service` (the calls, as plain Python raising :mod:`.errors`), :mod:`.servicer` (the gRPC service
+``feudo.v1.Matches``, served with the Advisor) and :mod:`.client` (its Python client).
 """
 
 from .errors import (FailedPrecondition, InvalidArgument, MatchError, NotFound, PermissionDenied,
-                     Unauthenticated)
+                     ResourceExhausted, Unauthenticated)
 from .service import MatchService
 from .spec import EXTERNAL, MatchSetup
 
 __all__ = ["EXTERNAL", "FailedPrecondition", "InvalidArgument", "MatchError", "MatchService", "MatchSetup",
-           "NotFound", "PermissionDenied", "Unauthenticated"]
+           "NotFound", "PermissionDenied", "ResourceExhausted", "Unauthenticated"]

@@ -46,3 +46,9 @@ class PermissionDenied(MatchError):
     """A seat call with a token that is not that seat's (or for a seat played by a bot)."""
 
     code = "PERMISSION_DENIED"
+
+
+class ResourceExhausted(MatchError):
+    """A server limit is reached (matches held, watch streams open): retry later or elsewhere."""
+
+    code = "RESOURCE_EXHAUSTED"

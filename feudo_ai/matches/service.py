@@ -22,7 +22,8 @@ from typing import Any, Iterator
 
 from engine.state import CHANCE
 
-from .errors import FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, Unauthenticated
+from .errors import (FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, ResourceExhausted,
+                     Unauthenticated)
 from .match import SPECTATOR, Match, player_name
 from .runner import BotRunner
 from .spec import MatchSetup
@@ -69,14 +70,19 @@ class MatchService:
         if self._run_bots and m.setup.bot_seats and not m.finished:
             self._runners[m.id] = BotRunner(m, self._commit).start()
 
-    def close(self, timeout: float = 5.0) -> None:
-        """Stop the bots (a search under way finishes its decision, which is then dropped) and the store."""
+    def begin_close(self) -> None:
+        """Shutting down: watch streams end, new matches are refused, bots stop after their current decision;
+        calls on existing matches still work until :meth:`close`."""
         self._closed.set()
         for r in list(self._runners.values()):
             r.stop()
         for m in list(self._matches.values()):
             with m.lock:
                 m.changed.notify_all()
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Stop the bots (a search under way finishes its decision, which is then dropped) and the store."""
+        self.begin_close()
         for r in list(self._runners.values()):
             r.join(timeout)
         self.store.close()
@@ -131,7 +137,7 @@ class MatchService:
         tokens = {p: new_token() for p in setup.external_seats}
         with self._lock:
             if len(self._matches) >= self.max_matches:
-                raise FailedPrecondition(f"the server holds {len(self._matches)} matches, its limit")
+                raise ResourceExhausted(f"the server holds {len(self._matches)} matches, its limit")
             match_id = secrets.token_hex(8)
             m = Match(match_id, setup, {p: token_hash(t) for p, t in tokens.items()}, time.time())
             with m.lock:
@@ -145,6 +151,10 @@ class MatchService:
         self._start_bots(m)
         log.info("match %s created: %s", match_id, ", ".join(setup.seats))
         return {"match_id": match_id, "tokens": tokens}
+
+    def game_of(self, match_id: str):
+        """The match's :class:`engine.Game` (ruleset, map, players: public)."""
+        return self._match(match_id).state.game
 
     def get_observation(self, match_id: str, seat: int, token: str) -> dict[str, Any]:
         m = self._match(match_id)
