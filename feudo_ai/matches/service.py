@@ -49,8 +49,13 @@ class MatchService:
         self._matches: dict[str, Match] = {}
         self._runners: dict[str, BotRunner] = {}
         self._closed = threading.Event()
+        self.unloadable: dict[str, str] = {}  # match id -> why it could not be loaded (it stays in the store)
         for stored in self.store.load_all():
-            self._load(stored)
+            try:
+                self._load(stored)
+            except Exception as e:  # noqa: BLE001 - one damaged match must not keep the others from resuming
+                self.unloadable[stored.id] = f"{type(e).__name__}: {e}"
+                log.error("match %s could not be loaded and is not served: %s", stored.id, self.unloadable[stored.id])
 
     # -- lifecycle -----------------------------------------------------------------------------------------
     def _load(self, stored) -> None:
