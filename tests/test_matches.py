@@ -302,3 +302,27 @@ def test_persistence_reopen_resumes_at_the_same_count_and_bots_continue(tmp_path
     finally:
         svc.close()
         svc2.close()
+
+
+def test_a_failing_bot_is_logged_and_never_stalls_its_match(svc, caplog):
+    """A bot that raises (or answers an illegal action) is logged; a seeded random legal action replaces its
+    answer for that decision, and the match goes on to its end."""
+    from feudo_ai.bots import BOTS, Bot, register
+
+    class Broken(Bot):
+        name = "broken-test"
+
+        def choose(self, state):
+            if self.rng.random() < 0.5:
+                raise RuntimeError("broken on purpose")
+            return -7  # never legal
+
+    register("broken-test", Broken)
+    try:
+        r = svc.create_match({"players": 2, "seats": ["broken-test", "random"], "seed": 3, "turns": 1})
+        assert svc.wait(r["match_id"], 60)
+        m = svc._matches[r["match_id"]]
+        assert m.finished and m.bot_errors > 0
+        assert any("broken-test" in rec.getMessage() for rec in caplog.records)
+    finally:
+        del BOTS["broken-test"]
