@@ -208,6 +208,7 @@ cdef void _build_ctx(const CoreStateC* s, const CoreGame* g, int p, Ctx* c) noex
     tokens other than Miladies, an occupied Wood, a free or enemy City; Villages and own Cities only for
     tokens that enter towns; the Convent only for plague-stricken tokens (``g.convent_mask``)."""
     cdef uint64_t blocked[2]
+    cdef uint64_t castles[2]
     cdef int q, x, i, h, site
     c.p = p
     c.own_castle = _castle_territory(s, g, p)
@@ -215,6 +216,7 @@ cdef void _build_ctx(const CoreStateC* s, const CoreGame* g, int p, Ctx* c) noex
         c.occupied[h] = 0
         c.enemy[h] = 0
         blocked[h] = g.never_mask[h]
+        castles[h] = 0
     for q in range(g.num_players):
         for h in range(2):
             c.occupied[h] |= s.pocc[q][h]
@@ -224,7 +226,12 @@ cdef void _build_ctx(const CoreStateC* s, const CoreGame* g, int p, Ctx* c) noex
                 blocked[h] |= s.pblk[q][h]  # enemy tokens other than Miladies
             site = s.castle[q]
             if site >= 0:
-                _set(blocked, g.site_territory[site])
+                _set(castles, g.site_territory[site])
+    if c.own_castle >= 0:
+        # R24: a joined corner holding p's Castle too is p's own Castle territory, not an enemy Castle.
+        castles[c.own_castle >> 6] &= ~((<uint64_t>1) << (c.own_castle & 63))
+    for h in range(2):
+        blocked[h] |= castles[h]
     if s.plague_village >= 0:
         _set(blocked, s.plague_village)
     for h in range(2):
@@ -243,12 +250,13 @@ cdef inline bint _can_enter(const CoreGame* g, const Ctx* c, int x, bint towns, 
 
 cdef bint _can_end(const CoreStateC* s, const CoreGame* g, const Ctx* c, int t, int x) noexcept nogil:
     """R8 stacking (see the reference's _can_end): at most 2 own tokens, and only when one is the Baron or
-    Milady; the First Knight always alone; a Wood holds 1 token; enemy Miladies may be shared."""
+    Milady; the First Knight always alone; a Wood holds 1 token; an enemy Milady may be shared only when she is
+    the only token there (R23)."""
     cdef int kind = g.kind[x]
     cdef int p = c.p
     cdef unsigned int own = 0
     cdef bint enemy
-    cdef int u
+    cdef int u, q, others
     if kind == K_CENTRAL or not _has(c.occupied, x):
         return True
     if _has(s.pocc[p], x):
@@ -260,6 +268,18 @@ cdef bint _can_end(const CoreStateC* s, const CoreGame* g, const Ctx* c, int t, 
         return True
     if kind == K_WOOD or g.token_kind[t] == TK_FIRST_KNIGHT:
         return False
+    if enemy:
+        # R23: only enemy Miladies get this far (_can_enter); stopping is allowed only beside exactly one
+        # of them and no other token.
+        if own:
+            return False
+        others = 0
+        for q in range(g.num_players):
+            if q != p and _has(s.pocc[q], x):
+                for u in range(g.num_tokens):
+                    if s.loc[q][u] == x:
+                        others += 1
+        return others == 1
     if own:
         if own & (own - 1):
             return False  # two or more own tokens already
@@ -267,7 +287,7 @@ cdef bint _can_end(const CoreStateC* s, const CoreGame* g, const Ctx* c, int t, 
         if g.token_kind[u] == TK_FIRST_KNIGHT:
             return False
         return t == g.baron or t == g.milady or u == g.baron or u == g.milady
-    return True  # only enemy Miladies
+    return True
 
 
 cdef int _destinations(const CoreStateC* s, const CoreGame* g, const Ctx* c, int t, int steps,
@@ -702,8 +722,8 @@ cdef int core_legal(const CoreStateC* s, const CoreGame* g, int* out) noexcept n
             ok = True
             for q in range(g.num_players):
                 i = s.castle[q]
-                if i >= 0 and (g.site_board[i] == g.site_board[site]
-                               or g.site_territory[i] == g.site_territory[site]):
+                # R21 one Castle per mapboard; R24 the halves of a joined corner are separate sites.
+                if i >= 0 and g.site_board[i] == g.site_board[site]:
                     ok = False
                     break
             if ok:
@@ -1128,7 +1148,8 @@ cdef void core_apply(CoreStateC* s, const CoreGame* g, int a) noexcept nogil:
         t = a - g.a_reveal
         s.revealed[p][t] = 1
         s.token = t
-        if _move_targets(s, g, p, t, 0, NULL, True) > 0:
+        # R25: a revealed Mercenary always gets its move decision (see the reference's REVEAL).
+        if g.token_kind[t] == TK_MERCENARY or _move_targets(s, g, p, t, 0, NULL, True) > 0:
             s.phase = PH_MOVE
         else:
             _after_move(s, g, p, t)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import enum
 import json
-import math
 import numbers
 import os
 import random
@@ -26,7 +25,6 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NoReturn
-from xml.sax.saxutils import escape as _xml_escape
 
 from .errors import DataFileError
 
@@ -56,10 +54,6 @@ class Kind(enum.IntEnum):
 DIRECTIONS = ("N", "E", "S", "W")
 
 _KIND_BY_TEXT = {k.name.lower(): k for k in Kind}
-_ASCII = {Kind.HILL: ".", Kind.WOOD: "W", Kind.MOUNTAIN: "^", Kind.VILLAGE: "v", Kind.CITY: "C",
-          Kind.CENTRAL_HILL: "+"}
-_SVG_FILL = {Kind.HILL: "#d6e9b0", Kind.WOOD: "#3f7d3a", Kind.MOUNTAIN: "#8f8f8f", Kind.VILLAGE: "#e2b15b",
-             Kind.CITY: "#b5402f", Kind.CENTRAL_HILL: "#f3ecd2"}
 
 
 @dataclass(frozen=True)
@@ -334,100 +328,6 @@ class GameMap:
         return _parse_graph(d, str(source))
 
     # -------------------------------------------------------------------------------------------- rendering
-    def _grid(self) -> tuple[int, int, dict[tuple[int, int], int]]:
-        owner = {cell: t.id for t in self.territories for cell in t.cells}
-        rows = 1 + max((r for r, _ in owner), default=-1)
-        cols = 1 + max((c for _, c in owner), default=-1)
-        return rows, cols, owner
-
-    def _marks(self, marks: Mapping[int, str] | None) -> dict[int, str]:
-        out: dict[int, str] = {}
-        for k, v in (marks or {}).items():
-            tid = self.territory(k).id
-            if v:
-                out[tid] = str(v)
-        return out
-
-    def render_ascii(self, marks: Mapping[int, str] | None = None) -> str:
-        """A text picture (R3 "renderable"): one character per grid cell by kind (``.`` hill, ``W`` wood,
-        ``^`` mountain, ``v`` village, ``C`` city, ``+`` central hill), or the first character of ``marks[id]``
-        on every cell of a marked territory. Territories without cells are listed with their neighbours."""
-        mk = self._marks(marks)
-        rows, cols, owner = self._grid()
-        lines: list[str] = []
-        for r in range(rows):
-            chars = []
-            for c in range(cols):
-                t = owner.get((r, c))
-                chars.append(" " if t is None else mk.get(t, _ASCII[self.territories[t].kind])[0])
-            lines.append(" ".join(chars).rstrip())
-        for t in self.territories:
-            if not t.cells:
-                tag = f" [{mk[t.id]}]" if t.id in mk else ""
-                nbrs = ", ".join(self.territories[n].name for n in t.neighbors)
-                lines.append(f"{t.id:3d} {t.name} ({t.kind.name.lower()}){tag}: {nbrs}")
-        return "\n".join(lines)
-
-    def to_svg(self, marks: Mapping[int, str] | None = None) -> str:
-        """An SVG picture (R3 "renderable to a picture"): a coloured square per cell, City names, marks.
-
-        Maps without geometry are drawn as a ring of territories joined by their adjacencies."""
-        mk = self._marks(marks)
-        rows, cols, owner = self._grid()
-        s = 48
-        out: list[str] = []
-        if owner:
-            w, h = cols * s, rows * s
-            out.append(f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
-                       f'viewBox="0 0 {w} {h}" font-family="sans-serif">')
-            out.append(f"<title>{_xml_escape(self.name)}</title>")
-            for (r, c), t in sorted(owner.items()):
-                terr = self.territories[t]
-                out.append(f'<rect x="{c * s}" y="{r * s}" width="{s}" height="{s}" '
-                           f'fill="{_SVG_FILL[terr.kind]}"><title>{_xml_escape(terr.name)}</title></rect>')
-            # territory borders: a line wherever two orthogonal cells belong to different territories
-            for (r, c), t in sorted(owner.items()):
-                if owner.get((r, c + 1), t) != t:
-                    out.append(f'<line x1="{(c + 1) * s}" y1="{r * s}" x2="{(c + 1) * s}" y2="{(r + 1) * s}" '
-                               f'stroke="#444" stroke-width="1"/>')
-                if owner.get((r + 1, c), t) != t:
-                    out.append(f'<line x1="{c * s}" y1="{(r + 1) * s}" x2="{(c + 1) * s}" y2="{(r + 1) * s}" '
-                               f'stroke="#444" stroke-width="1"/>')
-            for terr in self.territories:
-                if not terr.cells:
-                    continue
-                r, c = min(terr.cells)
-                x, y = c * s + s / 2, r * s + s / 2
-                label = mk.get(terr.id)
-                if label is None and terr.kind == Kind.CITY:
-                    label = terr.name
-                elif label is None and terr.kind == Kind.CENTRAL_HILL:
-                    label = "Convent"
-                if label:
-                    out.append(f'<text x="{x}" y="{y + 4}" font-size="9" text-anchor="middle">'
-                               f"{_xml_escape(label)}</text>")
-        else:
-            n = max(1, len(self.territories))
-            radius = 30 * n / math.pi + 40
-            size = int(2 * radius + 80)
-            pos = [(size / 2 + radius * math.cos(2 * math.pi * i / n),
-                    size / 2 + radius * math.sin(2 * math.pi * i / n)) for i in range(n)]
-            out.append(f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" '
-                       f'viewBox="0 0 {size} {size}" font-family="sans-serif">')
-            out.append(f"<title>{_xml_escape(self.name)}</title>")
-            for t in self.territories:
-                for nb in t.neighbors:
-                    if nb > t.id:
-                        (x1, y1), (x2, y2) = pos[t.id], pos[nb]
-                        out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#888"/>')
-            for t in self.territories:
-                x, y = pos[t.id]
-                out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="14" fill="{_SVG_FILL[t.kind]}" stroke="#444"/>')
-                label = mk.get(t.id, t.name)
-                out.append(f'<text x="{x:.1f}" y="{y + 26:.1f}" font-size="9" text-anchor="middle">'
-                           f"{_xml_escape(label)}</text>")
-        out.append("</svg>")
-        return "\n".join(out)
 
 
 def _rebuild(d: dict[str, Any], source: str) -> GameMap:

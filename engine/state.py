@@ -1,4 +1,4 @@
-"""The Feudo game state: the readable reference implementation of every rule (R4-R21).
+"""The Feudo game state: the readable reference implementation of every rule (R4-R25).
 
 Vocabulary follows OpenSpiel: :meth:`State.current_player`, :meth:`State.legal_actions`,
 :meth:`State.apply_action`, :meth:`State.clone`, :meth:`State.is_chance_node`, :meth:`State.chance_outcomes`,
@@ -14,20 +14,26 @@ plague draw is a chance node whose outcomes are the card kinds not yet drawn sin
 weighted by the copies left. Drawing the deck lazily is the same distribution as dealing 10 of 20 face down,
 and it leaves no hidden deck order in the state for a search to peek at.
 
+R25: the shape of the decision sequence (who acts, in which phase, how many decisions) depends only on public
+facts and the acting seat's own cards. The one step whose presence used to depend on a hidden card, the move
+decision of a revealed Mercenary (payable or not by the unrevealed Trading Card, R7), is always offered; every
+other optional step (a token's move, Milady's charm or infection, marching, attacking, advancing) is decided by
+public facts only, the Trading Card being revealed before the marching step is considered (R9).
+
 Rulings taken here where the rulebook and rulings.md are silent (cited as "ruling" in comments):
 - Shilling marches (R9) choose a destination; the cost is the shortest legal path, so a march may pass over
   own tokens just as an Army Card move does.
 - A charmed player (R13) moves nothing more, but his Milady, if revealed later, may still charm or infect
   from where she stands: charm is not movement.
 - When an attack on an enemy City with no tokens in it is lost, the City's owner is the eliminator (R15).
-- Two Castles may not share a joined-corner territory (R21 gives two sites on one territory).
+- A joined corner holding two Castles (R24) is own Castle territory for both owners (their tokens enter the map
+  from it and may pass it, never stop on it, R8) and an enemy Castle for every other player.
 - In tie-break turns (R19) the winner is whoever alone has the most VP at the end of a turn; if several
   share the lead, they are the players of the next extra turn.
 """
 
 from __future__ import annotations
 
-import copy
 import json
 from enum import IntEnum
 from typing import Any, Iterable
@@ -119,6 +125,14 @@ _FIELDS = (
 )
 
 
+def _copy_lists(value: Any) -> Any:
+    """A deep copy of the state's nested lists of ints and bools (as copy.deepcopy, several times faster:
+    observations and clones are made at every step of a search or a test walk)."""
+    if isinstance(value, list):
+        return [_copy_lists(v) for v in value]
+    return value
+
+
 class State:
     """One position of a game of Feudo. Create with :func:`new_game`."""
 
@@ -206,7 +220,7 @@ class State:
         other.game = self.game
         for name in _FIELDS:
             value = getattr(self, name)
-            setattr(other, name, copy.deepcopy(value) if isinstance(value, list) else value)
+            setattr(other, name, _copy_lists(value))
         other.vp_log = list(self.vp_log)
         other._legal = None
         return other
@@ -333,6 +347,14 @@ class State:
         site = self.castle[p]
         return self.game.map.castle_sites[site].territory if site >= 0 else -1
 
+    def _castle_owners(self) -> dict[int, set[int]]:
+        """Territory -> players with a Castle there. R24: a joined corner may hold two Castles (one per half)."""
+        out: dict[int, set[int]] = {}
+        for q in range(self.num_players):
+            if self.castle[q] >= 0:
+                out.setdefault(self.castle_territory(q), set()).add(q)
+        return out
+
     def shillings_of(self, p: int, card: int) -> int:
         """Shillings of a Trading Card for player p now: printed value, +King's Help (R9, R16)."""
         value = self.game.ruleset.trading_cards[card]
@@ -377,7 +399,7 @@ class State:
             start = self.castle_territory(p)
         if start < 0 or steps <= 0:
             return {}
-        castles = {self.castle_territory(q): q for q in range(self.num_players) if self.castle[q] >= 0}
+        castles = self._castle_owners()
         own_castle = self.castle_territory(p)
         towns = g.enters_towns[t]
         stricken = self.stricken[p][t]
@@ -406,7 +428,8 @@ class State:
         kind = self.game.kind[x]
         return kind != Kind.WOOD and kind != Kind.CENTRAL_HILL
 
-    def _can_enter(self, p: int, x: int, towns: bool, stricken: bool, occ: list, castles: dict) -> bool:
+    def _can_enter(self, p: int, x: int, towns: bool, stricken: bool, occ: list,
+                   castles: dict[int, set[int]]) -> bool:
         """R8: whether a token of player p may step into territory x (to pass or to stop)."""
         g = self.game
         kind = g.kind[x]
@@ -419,9 +442,9 @@ class State:
             return False  # free and enemy Cities block everyone; own Cities only Baron/Mercenary/Infantryman
         if kind == Kind.VILLAGE and not towns:
             return False
-        q = castles.get(x)
-        if q is not None and q != p:
-            return False  # enemy Castle
+        owners = castles.get(x)
+        if owners and p not in owners:
+            return False  # enemy Castle. R24: a joined corner holding p's own Castle too is p's Castle territory
         for (q, u) in occ[x]:
             if q != p and u != g.milady:
                 return False  # enemy tokens block; an enemy Milady alone does not
@@ -431,7 +454,8 @@ class State:
 
     def _can_end(self, p: int, t: int, x: int, occ: list) -> bool:
         """R8 stacking: at most 2 own tokens, and only when one is the Baron or Milady; the First Knight
-        always alone; a Wood holds 1 token. An enemy Milady may be shared (not with the First Knight)."""
+        always alone; a Wood holds 1 token. An enemy Milady may be shared (not with the First Knight) only
+        when she is the only token there (R23)."""
         g = self.game
         if g.kind[x] == Kind.CENTRAL_HILL:
             return True  # R10: no limit in the Convent
@@ -440,6 +464,10 @@ class State:
             return True
         if g.kind[x] == Kind.WOOD or g.token_kind[t] == "first_knight":
             return False
+        if any(q != p for (q, _) in others):
+            # R23: stopping beside an enemy Milady (the only enemy token _can_enter lets through) is allowed
+            # only when she is the only token there: not with own tokens, nor with a second Milady.
+            return len(others) == 1
         own = [u for (q, u) in others if q == p]
         if len(own) >= 2:
             return False
@@ -449,7 +477,7 @@ class State:
                 return False
             pair = {g.baron, g.milady}
             return t in pair or u in pair
-        return True  # only enemy Miladies
+        return True
 
     def can_move(self, p: int, t: int) -> bool:
         """Whether token t of player p may move at all now (alive, not resting, player not charmed)."""
@@ -469,10 +497,10 @@ class State:
         g, L, ph = self.game, self.game.layout, self.phase
         p = self.current_player()
         if ph == Phase.PLACE_CASTLE:
+            # R21 one Castle per mapboard; R24: the two halves of a joined corner are separate sites, so a
+            # Castle on one half leaves the other half (on another board) free.
             used_boards = {g.map.castle_sites[s].board for s in self.castle if s >= 0}
-            used_terr = {g.map.castle_sites[s].territory for s in self.castle if s >= 0}
-            return [L.PLACE + s.id for s in g.map.castle_sites
-                    if s.board not in used_boards and s.territory not in used_terr]
+            return [L.PLACE + s.id for s in g.map.castle_sites if s.board not in used_boards]
         if ph == Phase.CHOOSE_ORDER:
             active = tuple(q for q in range(g.num_players) if self.active[q])
             return [L.ORDER + i for i in range(len(permutations_of(active)))]
@@ -648,7 +676,7 @@ class State:
             # R14: the Baron plus one token: the second advancer must make the pair include the Baron.
             tokens = [t for t in tokens if t not in self.advanced and (g.baron in self.advanced or t == g.baron)]
         occ = self._occupants()
-        castles = {self.castle_territory(q): q for q in range(self.num_players) if self.castle[q] >= 0}
+        castles = self._castle_owners()
         out = []
         for t in tokens:
             y = self.loc[p][t]
@@ -695,7 +723,10 @@ class State:
             t = a - L.REVEAL
             self.revealed[p][t] = True
             self.token = t
-            if self._move_targets(p, t):
+            # R25: a revealed Mercenary always gets its move decision ("pass" the only legal one when the
+            # hidden Trading Card cannot pay, R7), so whether a step follows never betrays that card. Other
+            # tokens' move targets depend on public facts only, so skipping an empty decision reveals nothing.
+            if g.token_kind[t] == "mercenary" or self._move_targets(p, t):
                 self.phase = Phase.MOVE
             else:
                 self._after_move(p, t)
@@ -853,6 +884,8 @@ class State:
                 self._start_attacks()
                 return
             p = self.order[self.cursor]
+            # R25: the card is revealed before anything depends on it, so the presence of the marching step
+            # (shillings left after paying the Mercenaries, R9) is computed from public facts only.
             self.trade_revealed[p] = True
             if self.charmed[p]:
                 continue  # R13: the card is shown and forfeited
@@ -969,16 +1002,25 @@ class State:
         self._start_movement()
 
     # -- attacks (R11, R12, R15) ---------------------------------------------------------------------------
+    def attack_odds(self) -> tuple[int, int]:
+        """(attack force, defence) of the attack being declared (phase ATTACK_JOIN), R11: the joiners' current
+        numbers against the defenders' (enemy tokens there but Miladies) plus Wood 5 / Village 3 / City 7.
+        The attack wins only if the force is strictly greater. :raises StateError: outside ATTACK_JOIN."""
+        if self.phase != Phase.ATTACK_JOIN:
+            raise StateError(f"attack_odds: no attack is being declared in phase {Phase(self.phase).name}")
+        rs, p, x = self.game.ruleset, self.current_player(), self.target
+        force = sum(self.number(p, t) for t in self.joiners)
+        bonus = {Kind.WOOD: rs.defence_wood, Kind.VILLAGE: rs.defence_village, Kind.CITY: rs.defence_city}
+        return force, sum(self.number(q, u) for q, u in self._defenders(p, x)) + bonus.get(self.game.kind[x], 0)
+
     def _resolve_attack(self, p: int) -> None:
-        g, rs = self.game, self.game.ruleset
+        g = self.game
         x = self.target
         attackers = list(self.joiners)
+        force, defence = self.attack_odds()  # before the attackers are marked: numbers do not depend on it
+        defenders = self._defenders(p, x)
         for t in attackers:
             self.attacked[p][t] = True
-        force = sum(self.number(p, t) for t in attackers)
-        defenders = self._defenders(p, x)
-        bonus = {Kind.WOOD: rs.defence_wood, Kind.VILLAGE: rs.defence_village, Kind.CITY: rs.defence_city}
-        defence = sum(self.number(q, u) for q, u in defenders) + bonus.get(g.kind[x], 0)
         if force > defence:
             for q, u in defenders:
                 self._defeat(q, u, winner=p)
@@ -1029,7 +1071,7 @@ class State:
     # ------------------------------------------------------------------------------------------------------
     def to_dict(self) -> dict:
         """Every field of the state as plain JSON values (no ruleset/map: see :meth:`to_json`)."""
-        d = {name: copy.deepcopy(getattr(self, name)) for name in _FIELDS}
+        d = {name: _copy_lists(getattr(self, name)) for name in _FIELDS}
         d["vp_log"] = [list(e) for e in self.vp_log]
         return d
 

@@ -126,36 +126,90 @@ def _decisions(record: GameRecord):
 
 
 class _TurnPrinter:
-    """Prints a game turn by turn: every action, then the board at the end of each turn."""
+    """Prints a bot game as it goes (an omniscient spectator): every action with its fights and plague casualties
+    (:func:`feudo_ai.narrate.narrate`), and the board with its legend at the end of each turn."""
 
     def __init__(self):
         self.turn = -1
+        self.pending: tuple[State, int] | None = None
+
+    def _flush(self, after: State) -> None:
+        from .narrate import narrate
+
+        if self.pending is not None:
+            before, action = self.pending
+            for line in narrate(before, action, after, reveal_all=True):
+                print(f"  [{Phase(before.phase).name.lower()}] {line}" if not line.startswith("  ") else f"  {line}")
+            self.pending = None
 
     def __call__(self, state: State, action: int) -> None:
+        self._flush(state)
         if state.turn != self.turn:
             if self.turn >= 1:
                 print(state)
                 print()
             self.turn = state.turn
             print(f"=== Turn {state.turn} ===" if state.turn else "=== Setup ===")
-        text = state.action_to_string(action)
-        who = "" if state.is_chance_node() else f"{state.game.player_name(state.current_player())}: "
-        print(f"  [{Phase(state.phase).name.lower()}] {who}{text}")
+        self.pending = (state.clone(), action)
 
     def finish(self, state: State) -> None:
+        self._flush(state)
         print(state)
         names = [state.game.player_name(p) for p in state.winners]
         print(f"Winner{'s' if len(names) > 1 else ''}: {', '.join(names)}  VP {state.vp}")
 
 
+def _load_position(path: str, at: int | None) -> State:
+    """A position from a file: a state (``feudo-state/1``) or a game record (``feudo-record/1``, replayed to
+    ``at`` actions, default all)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read ({e.strerror})") from None
+    try:
+        fmt = json.loads(text).get("format")
+    except (ValueError, AttributeError, RecursionError):
+        fmt = None
+    if fmt == "feudo-state/1":
+        if at is not None:
+            raise ValueError("--at: only for game records, not for a state file")
+        return State.from_json(text)
+    record = GameRecord.load(path)
+    if at is None:
+        return record.replay()
+    if not 0 <= at <= len(record.actions):
+        raise ValueError(f"--at: expected an action count in [0, {len(record.actions)}], got {at}")
+    state = record.initial_state()
+    for a in record.actions[:at]:
+        state.apply_action(a)
+    return state
+
+
 def cmd_render(args: argparse.Namespace) -> int:
-    game_map = load_map(args.map_file, seed=args.seed)
+    from engine.render import map_ascii, map_svg, position_svg, render_text, svg_to_png
+
+    if args.position is None:
+        if args.seat is not None or args.at is not None:
+            raise ValueError("--seat/--at: need a POSITION (a state or game record file)")
+        game_map = load_map(args.map_file, seed=args.seed)
+        svg = map_svg(game_map) if (args.svg or args.png) else None
+        text = None if svg else map_ascii(game_map)
+    else:
+        state = _load_position(args.position, args.at)
+        if args.seat is not None and not 0 <= args.seat < state.num_players:
+            raise ValueError(f"--seat: expected a seat in [0, {state.num_players}), got {args.seat}")
+        svg = position_svg(state, seat=args.seat) if (args.svg or args.png) else None
+        text = None if svg else render_text(state)
+    if args.png:  # fail before writing anything when PNG output is impossible
+        svg_to_png(svg, args.png)
+        print(f"wrote {args.png}")
     if args.svg:
         with open(args.svg, "w", encoding="utf-8") as f:
-            f.write(game_map.to_svg())
+            f.write(svg)
         print(f"wrote {args.svg}")
-    else:
-        print(game_map.render_ascii())
+    if text is not None:
+        print(text)
     return 0
 
 
@@ -166,6 +220,74 @@ def cmd_replay(args: argparse.Namespace) -> int:
     print(f"{len(record.actions)} actions replayed; winners: "
           f"{', '.join(final.game.player_name(p) for p in final.winners) or 'none yet'}")
     return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from .advice import SearchOptions
+    from .play import HumanSession
+
+    ruleset = _ruleset(args)
+    if not 0 <= args.seat < args.players:
+        raise ValueError(f"--seat: expected a seat in [0, {args.players}), got {args.seat}")
+    if not args.hint_seconds > 0:
+        raise ValueError(f"--hint-seconds: expected a positive number, got {args.hint_seconds}")
+    names = [s.strip() for s in args.bots.split(",") if s.strip()]
+    others = args.players - 1
+    if len(names) == 1:
+        names *= others
+    if len(names) != others:
+        raise ValueError(f"--bots: expected 1 or {others} bots (one per other seat), got {len(names)}")
+    state = new_fast_game(ruleset, args.players, seed=args.seed, game_map=load_map(args.map_file, seed=args.seed),
+                          backend=args.backend)
+    it = iter(names)
+    bots = [None if p == args.seat else make_bot(next(it), args.seed * 1000 + p) for p in range(args.players)]
+    console = None
+    try:
+        from rich.console import Console
+
+        console = Console(highlight=False)
+    except ImportError:  # plain text without rich
+        pass
+    session = HumanSession(state, args.seat, bots, args.seed, SearchOptions(seconds=args.hint_seconds),
+                           console=console)
+    return session.run()
+
+
+def _ask(question: str, default: str) -> str:
+    try:
+        answer = input(f"{question} [{default}]: ").strip()
+    except EOFError:
+        answer = ""
+    return answer or default
+
+
+def cmd_companion(args: argparse.Namespace) -> int:
+    from engine import new_game
+
+    from .advice import SearchOptions
+    from .companion import CompanionSession
+
+    if args.players is None:
+        args.players = int(_ask("Players (2-4)", "4"))
+    if args.seat is None:
+        args.seat = int(_ask(f"Your seat (0-{args.players - 1}: {', '.join(PLAYER_NAMES[:args.players])})", "0"))
+    if args.castles is None and args.ask_castles:
+        args.castles = _ask("Castle sites in placement order (blank: enter them as events)", "") or None
+    ruleset = _ruleset(args)
+    if not 0 <= args.seat < args.players:
+        raise ValueError(f"--seat: expected a seat in [0, {args.players}), got {args.seat}")
+    if not args.hint_seconds > 0:
+        raise ValueError(f"--hint-seconds: expected a positive number, got {args.hint_seconds}")
+    castles = None
+    if args.castles:
+        try:
+            castles = [int(x) for x in args.castles.split(",")]
+        except ValueError:
+            raise ValueError(f"--castles: expected comma-separated Castle site ids, got {args.castles!r}") from None
+    game_map = load_map(args.map_file, seed=args.seed)
+    start = new_game(ruleset, args.players, seed=args.seed, game_map=game_map, castles=castles)
+    session = CompanionSession(start, args.seat, SearchOptions(seconds=args.hint_seconds), seed=args.seed)
+    return session.run()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -184,11 +306,42 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--save", default=None, help="save the game record (JSON) when playing one game")
     p.set_defaults(func=cmd_selfplay)
 
-    p = sub.add_parser("render", help="draw a map (ASCII, or SVG with --svg)")
-    p.add_argument("--map", dest="map_file", default=None, help="map name or JSON file (default: 'default')")
-    p.add_argument("--seed", type=int, default=1, help="seed of the board order (default 1)")
+    p = sub.add_parser("render", help="draw a map, a position or a game record (text, --svg, --png)",
+                       description="Draw the map (no POSITION), or a position: a state file or a game record "
+                                   "(replayed to --at actions). --seat draws that seat's view (its own hidden "
+                                   "selection; never another seat's).")
+    p.add_argument("position", nargs="?", default=None, help="a state (feudo-state/1) or game record file")
+    p.add_argument("--at", type=int, default=None, help="records: draw the position after this many actions")
+    p.add_argument("--seat", type=int, default=None, help="draw the position as this seat sees it")
+    p.add_argument("--map", dest="map_file", default=None, help="no POSITION: map name or JSON file")
+    p.add_argument("--seed", type=int, default=1, help="no POSITION: seed of the board order (default 1)")
     p.add_argument("--svg", default=None, help="write an SVG picture to this file")
+    p.add_argument("--png", default=None, help="write a PNG picture to this file (cairosvg)")
     p.set_defaults(func=cmd_render)
+
+    p = sub.add_parser("play", help="play one seat against bots in the terminal",
+                       description="Play one seat against bots. At your decisions type a choice's number or text, "
+                                   "or: hint (the search's advice), board, log, save FILE, help, quit.")
+    _add_game_options(p)
+    p.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0: Blue)")
+    p.add_argument("--bots", default="ismcts",
+                   help="the bots of the other seats in seat order (one name for all), with :key=value parameters")
+    p.add_argument("--hint-seconds", type=float, default=1.0, help="thinking time of `hint` (default 1 s)")
+    p.set_defaults(func=cmd_play)
+
+    p = sub.add_parser("companion", help="advice during a game on the real board: enter events, ask for hints",
+                       description="Follow a game played on the real board as one seat: enter each event as it "
+                                   "happens (chance, your selection, the other seats' reveals, moves, attacks...); "
+                                   "the other seats' selections stay unknown until revealed. Commands: hint, undo, "
+                                   "board, log, save FILE, help, quit. Missing setup flags are asked for.")
+    _add_game_options(p)
+    p.set_defaults(players=None)
+    p.add_argument("--seat", type=int, default=None, help="your seat, 0-based")
+    p.add_argument("--castles", default=None,
+                   help="Castle site ids in placement order (comma-separated); else enter the placements as events")
+    p.add_argument("--ask-castles", action="store_true", help="ask for the Castle sites at start-up")
+    p.add_argument("--hint-seconds", type=float, default=1.0, help="thinking time of `hint` (default 1 s)")
+    p.set_defaults(func=cmd_companion)
 
     p = sub.add_parser("replay", help="replay a saved game record and print the final position")
     p.add_argument("record", help="a game record JSON file (from selfplay --save)")

@@ -119,8 +119,8 @@ class AdvisorClient:
             return timeout
         if self.timeout is not None:
             return self.timeout
-        if seconds is None or not math.isfinite(seconds) or seconds <= 0:
-            return None  # no time limit (or a bad one, which the server rejects)
+        if seconds is None or not math.isfinite(seconds) or not 0 < seconds <= 86_400:
+            return None  # no time limit (or an absurd one, which the server rejects)
         return seconds + 5.0
 
     def _call(self, method: Any, request: Any, timeout: float | None) -> Any:

@@ -4,7 +4,8 @@
 
 test_api.py replays the strings through State.string_to_action and compares the final canonical encoding, so
 any change in legal actions, their text, or the rules' outcome shows up. Regenerate only after a deliberate
-rules change, and say why in the commit.
+rules change, and say why in the commit. The record is the engine's own play, so replaying it shows only that
+nothing changed; test_golden_game_follows_the_end_rules checks it against the rules (R15, R19).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from engine import load_map, load_ruleset, new_game  # noqa: E402
 from engine.record import sample_chance  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "data" / "golden_game.json"
-PLAYERS, MAP_SEED, PLAY_SEED = 3, 2, 2043  # a game with VP changes and 2 tie-break turns
+PLAYERS, MAP_SEED, PLAY_SEED = 3, 2, 2035  # a game with VP changes and 2 tie-break turns (rules R1-R25)
 
 
 def play():

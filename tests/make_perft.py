@@ -5,7 +5,8 @@
 perft(state, d) counts the action sequences of length d from ``state`` (chance outcomes count as branches, each
 outcome once, whatever its probability); a sequence that reaches the end of the game earlier counts once.
 The positions are stored as full state JSON, so the golden file does not depend on how they were reached.
-Regenerate only after a deliberate rules change, and say why in the commit.
+Regenerate only after a deliberate rules change, and say why in the commit. The counts come from the engine
+itself, so a regenerated file proves nothing alone: tests/test_perft_by_hand.py holds counts worked out by hand.
 """
 
 from __future__ import annotations

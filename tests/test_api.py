@@ -287,6 +287,8 @@ def test_game_record_errors(tmp_path):
 
 
 # ------------------------------------------------------------------------------------------ golden game
+# tests/data/golden_game.json is produced by this engine (tests/make_golden.py): replaying it only shows that
+# nothing changed. test_golden_game_follows_the_end_rules checks the game against the rules instead.
 
 def test_golden_playthrough():
     g = GOLDEN
@@ -307,3 +309,52 @@ def test_golden_game_is_regenerated_identically():
     from make_golden import play
     st, actions, strings = play()
     assert actions == GOLDEN["actions"] and strings == GOLDEN["action_strings"]
+
+
+def test_golden_game_follows_the_end_rules():
+    """Checks of the golden game that do not trust the stored outcome (R15, R19): every VP total is the sum of
+    the logged VP changes; the regular turns are the ruleset's; an extra turn is played only by players tied for
+    the lead when the previous turn ended, and only while the cap allows; the winners are the players with the
+    most VP at the end."""
+    g = GOLDEN
+    rs = load_ruleset()
+    st = new_game(rs, g["players"], seed=g["map_seed"], game_map=load_map(None, seed=g["map_seed"]))
+    turn = st.turn
+    for a in g["actions"]:
+        st.apply_action(a)
+        if st.turn != turn and not st.is_terminal():
+            turn = st.turn
+            if turn > rs.turns:  # a tie-break turn has just started: its players were tied leaders (R19)
+                assert 1 <= st.tiebreak <= rs.tiebreak_max_turns
+                top = max(st.vp)
+                assert [p for p in range(st.num_players) if st.active[p]] == \
+                    [p for p in range(st.num_players) if st.vp[p] == top]
+                assert sum(st.active) >= 2
+    assert st.is_terminal()
+    for p in range(st.num_players):
+        assert st.vp[p] == sum(d for q, d, _ in st.vp_log if q == p)
+    top = max(st.vp)
+    assert st.winners == [p for p in range(st.num_players) if st.vp[p] == top]
+    assert st.turn == rs.turns + st.tiebreak
+    assert len(st.winners) == 1 or st.tiebreak == rs.tiebreak_max_turns
+
+
+def test_golden_game_gives_every_revealed_mercenary_its_decision():
+    """R25, checked on the golden game's action texts: right after ``reveal Mercenary k`` the same player decides
+    (``pass`` or ``move Mercenary k to ...``), whether or not the hidden Trading Card could pay; the game also
+    holds reveals where staying was the only choice, and two tie-break turns (R19)."""
+    g = GOLDEN
+    st = new_game(load_ruleset(), g["players"], seed=g["map_seed"], game_map=load_map(None, seed=g["map_seed"]))
+    texts = g["action_strings"]
+    reveals = forced = 0
+    for i, (text, a) in enumerate(zip(texts, g["actions"])):
+        p = st.current_player()
+        st.apply_action(a)
+        if text.startswith("reveal Mercenary"):
+            reveals += 1
+            nxt = texts[i + 1]
+            assert st.current_player() == p, (i, text, nxt)
+            assert nxt == "pass" or nxt.startswith("move " + text[len("reveal "):] + " to "), (i, text, nxt)
+            forced += st.legal_actions() == [0]
+    assert reveals >= 10 and forced >= 1
+    assert g["final_turn"] == 12 == load_ruleset().turns + 2

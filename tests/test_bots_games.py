@@ -9,6 +9,7 @@ import json
 import pytest
 
 from engine import Phase, new_game, play_game
+from engine.board import Kind
 from feudo_ai.bots import BOTS, RandomBot, make_bot, parse_bot_spec
 from feudo_ai.cli import main as cli_main
 from feudo_ai.greedy import attack_plan
@@ -99,19 +100,41 @@ def test_greedy_never_launches_a_losing_attack(players: int) -> None:
 
 
 def test_greedy_attack_plan_matches_the_engine() -> None:
-    """attack_plan's force/defence agree with the engine's resolution (a won attack is one it predicted)."""
-    seen = 0
+    """Every attack the greedy bot declares is one attack_plan predicts as won (force > defence), and the engine,
+    resolving the launched attack, agrees: right after the launch every attacker still stands where it stood
+    (a lost attack eliminates the attackers, R11, and a beaten Baron goes home, R12), no defender is left on the
+    target, and an attacked City now belongs to the attacker. The plan's own numbers alone would prove nothing."""
+    checked = 0
     for seed in range(4):
         bots = [make_bot("greedy", seed * 10 + p) for p in range(2)]
-        plans = []
+        pending: list[tuple] = []  # the attack just launched: (player, target, {token: territory}, defenders, city)
 
-        def record(state, action):
-            if state.phase == Phase.ATTACK and action != 0 and not state.is_chance_node():
-                plans.append(attack_plan(state, state.current_player(), action - state.game.layout.ATTACK))
-        play_game(bots, new_game(players=2, seed=seed), seed=seed, on_action=record)
-        assert all(f > d and ok for f, d, ok in plans)
-        seen += len(plans)
-    assert seen > 0
+        def settle(state) -> None:
+            nonlocal checked
+            while pending:
+                p, x, stood, defenders, city = pending.pop()
+                assert all(state.loc[p][t] == y for t, y in stood.items()), "the engine did not let the attack win"
+                assert all(state.loc[q][u] != x for q, u in defenders)
+                if city:
+                    assert state.owner[x] == p
+                checked += 1
+
+        def record(state, action) -> None:
+            settle(state)  # the state after the previous action: the launched attack has been resolved
+            if state.is_chance_node():
+                return
+            p, L = state.current_player(), state.game.layout
+            if state.phase == Phase.ATTACK and action != L.PASS:
+                force, defence, ok = attack_plan(state, p, action - L.ATTACK)
+                assert ok and force > defence
+            elif state.phase == Phase.ATTACK_JOIN and action == L.PASS:
+                x = state.target
+                pending.append((p, x, {t: state.loc[p][t] for t in state.joiners}, state._defenders(p, x),
+                                state.game.kind[x] == Kind.CITY))
+
+        _, final = play_game(bots, new_game(players=2, seed=seed), seed=seed, on_action=record)
+        settle(final)
+    assert checked > 0
 
 
 def test_greedy_beats_random() -> None:

@@ -65,10 +65,3 @@ def test_save_and_replay(tmp_path, capsys):
     assert main(["replay", str(record)]) == 2
     assert "actions[0]" in capsys.readouterr().err
 
-
-def test_render_ascii_and_svg(tmp_path, capsys):
-    assert main(["render", "--seed", "2"]) == 0
-    assert len(capsys.readouterr().out.strip().splitlines()) == 10
-    svg = tmp_path / "map.svg"
-    assert main(["render", "--seed", "2", "--svg", str(svg)]) == 0
-    assert svg.read_text().startswith("<svg")

@@ -96,6 +96,7 @@ def test_pimc_differs_from_ismcts() -> None:
     assert [(x.action, x.visits) for x in a.alternatives] != [(x.action, x.visits) for x in b.alternatives]
 
 
+@pytest.mark.timing
 def test_pimc_node_cap_and_cancel() -> None:
     state = hidden_position()
     capped = search(state, iterations=3000, algorithm="pimc", worlds=4, max_nodes=200, seed=1)

@@ -275,6 +275,7 @@ def test_default_pool_is_sized_to_the_budget() -> None:
     assert search(state, iterations=2000, max_nodes=50, seed=1).stats["pool_full"]
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("kind", ["flag", "event"])
 def test_cancel_stops_within_50ms(kind: str) -> None:
     """Cancel set while 2 workers run long random playouts: the search returns within 50 ms (the median of 3
@@ -293,6 +294,7 @@ def test_cancel_stops_within_50ms(kind: str) -> None:
     assert max(latencies) < 1.0, latencies
 
 
+@pytest.mark.timing
 def test_time_budget() -> None:
     state = positions(4, seeds=(1,))[2]
     t0 = time.monotonic()

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from engine.board import (DIRECTIONS, MAPS_DIR, GameMap, Kind, assemble, load_map)
+from engine.render import map_ascii
 from engine.errors import DataFileError, FeudoError
 
 N, E, S, W = range(4)
@@ -180,7 +181,7 @@ def test_r3_reachable_for_every_board_order(board_dicts: list[dict]) -> None:
 def test_r3_assembly_random_order_depends_on_seed(board_dicts: list[dict]) -> None:
     maps = [load_map(seed=s) for s in SEEDS]
     assert load_map(seed=3) == maps[3]  # same seed, same map
-    layouts = {m.render_ascii() for m in maps}
+    layouts = {map_ascii(m) for m in maps}
     assert len(layouts) >= 5
     # a board keeps its own content and only its quadrant/rotation changes: Evesham and Todenham stay on one board
     for m in maps:
@@ -396,32 +397,6 @@ def test_turn_example_adjacencies(turn_map: GameMap) -> None:
     # the listed paths avoid Mountains and Villages
     for p in ("Milady Path", "Dispenser Path", "Clinton Path"):
         assert T(p).kind == Kind.HILL
-
-
-# ------------------------------------------------------------------------------------------------ rendering
-
-def test_render_ascii_and_svg(default_map: GameMap, turn_map: GameMap) -> None:
-    pic = default_map.render_ascii()
-    lines = pic.splitlines()
-    assert len(lines) == 10
-    assert all(len(line.replace(" ", "")) == 10 for line in lines)
-    assert sum(line.count("v") for line in lines) == 16 and pic.count("+") == 4 and pic.count("C") == 5
-    marked = default_map.render_ascii({default_map.territory("Evesham").id: "Xyz"})
-    assert marked.count("X") == 1 and marked.count("C") == 4
-    svg = default_map.to_svg({0: "B<1>"})
-    assert svg.startswith("<svg") and svg.rstrip().endswith("</svg>")
-    assert "Evesham" in svg and "B&lt;1&gt;" in svg
-    assert svg.count("<rect") == 100
-    assert turn_map.to_svg().startswith("<svg")
-    assert len(turn_map.render_ascii().splitlines()) == 6
-    tiny = GameMap.from_dict({"format": "feudo-map-graph/1", "name": "t",
-                              "territories": [{"name": "a", "kind": "hill", "neighbors": ["b"], "outer_edge": True},
-                                              {"name": "b", "kind": "village", "neighbors": ["a"]}],
-                              "castle_sites": [{"territory": "a", "board": 0}], "plague_start": "b",
-                              "village_lattice": {"b": {"N": "b", "E": "b", "S": "b", "W": "b"}}})
-    listing = tiny.render_ascii({1: "P"})
-    assert "a (hill): b" in listing and "[P]" in listing
-    assert tiny.to_svg().startswith("<svg") and "<circle" in tiny.to_svg()
 
 
 # ---------------------------------------------------------------------------------------------- bad inputs

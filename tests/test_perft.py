@@ -1,6 +1,9 @@
 """Perft: the number of action sequences to depth 3 (chance outcomes count as branches) from fixed positions,
 compared with tests/data/perft.json (regenerate with ``python tests/make_perft.py`` after a deliberate rules
-change). On a mismatch the per-first-action counts are printed, python-chess "perft divide" style."""
+change). On a mismatch the per-first-action counts are printed, python-chess "perft divide" style.
+
+The stored counts were produced by this engine (tests/make_perft.py), so they only show that move generation
+changed; counts derived by hand from the rules and the map files are checked in tests/test_perft_by_hand.py."""
 
 from __future__ import annotations
 
@@ -48,3 +51,17 @@ def test_perft_order_choice_by_hand():
     entry = next(p for p in DATA["positions"] if p["name"] == "4p_turn1_order_choice")
     assert entry["counts"] == [24, 24 * 8, 24 * 36]
     assert 36 == sum(8 - t for t in range(8)) == comb(9, 2)
+
+
+def test_perft_movement_position_by_hand():
+    """Depth 1 of the mid-movement position, counted on the rendered map (board C, Blue's Castle C0-0): Blue's
+    Baron (4) enters from the Castle at no cost (R7). Reachable within 4 and legal to end on (R8): row 0 to the
+    joined corner (C0-1..C0-4/A4-0); C1-0, C2-0 (beside his Infantryman 3), C3-0, C4-0/D0-4 down column 0; the
+    Villages C1-1 (beside his Mercenary 2), C1-3 and C3-1 (the Baron enters Villages); the Wood C1-2 (entering
+    ends the move). Not C2-1 (Mountain), nor C2-2/C2-3/C1-4/C4-1 (5 away: the Wood and the Mountain cut the
+    shorter paths). 12 destinations + pass."""
+    entry = next(p for p in DATA["positions"] if p["name"] == "4p_mid_movement_revealed_token")
+    st = State.from_json(entry["state"])
+    want = {"C0-1", "C0-2", "C0-3", "C0-4/A4-0", "C1-0", "C2-0", "C3-0", "C4-0/D0-4", "C1-1", "C1-3", "C3-1", "C1-2"}
+    got = {st.action_to_string(a).removeprefix("move Baron to ") for a in st.legal_actions() if a != 0}
+    assert got == want and entry["counts"][0] == 1 + len(want)

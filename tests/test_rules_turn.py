@@ -447,8 +447,9 @@ def test_r21_castle_placement_is_a_decision_with_chance_order():
     act(st, "chance: Blue")
     left = [a - st.game.layout.PLACE for a in st.legal_actions()]
     assert all(m.castle_sites[s].board != 0 for s in left)  # not on a board with another Castle
-    assert 5 not in left  # board 1's site on the same corner territory
+    assert 5 in left  # R24: board 1's half of the same joined corner is a separate Castle site
     assert 6 in left
+    assert len(left) == 35 - 9  # all but board 0: its row 0 (5 cells) and column 0 (4 more)
 
 
 def test_r21_given_placements_and_bad_placements():

@@ -92,6 +92,7 @@ def test_pv_follows_the_seat_own_turn(first_select) -> None:
     assert len(adv.pv) == 4 and adv.pv[-1][0] >= L.TRADE
 
 
+@pytest.mark.timing
 def test_iteration_time_and_deadline_budgets(reveal_state) -> None:
     t = time.monotonic()
     adv = advise(reveal_state, iterations=None, time_limit=0.3, seed=1)
@@ -110,6 +111,7 @@ def test_iteration_time_and_deadline_budgets(reveal_state) -> None:
         advise(reveal_state, iterations=5, bogus=1)
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("algorithm", ["ismcts", "pimc"])
 @pytest.mark.parametrize("playout", ["truncated", "random"])
 def test_cancel_stops_within_50ms(algorithm: str, playout: str) -> None:
@@ -293,13 +295,16 @@ def test_backend_selection(reveal_state) -> None:
 @pytest.mark.parametrize("playout", ["eval", "truncated", "mixed"])
 def test_core_and_reference_searches_agree(reveal_state, playout: str) -> None:
     """Same seed, same budget: the same advice whichever engine runs the worlds (a differential test of the
-    core through the search; trivially true when the core is not built)."""
-    from feudo_ai.sampler import set_backend
+    core through the search). The "auto" run must really use the core, or the comparison would be vacuous."""
+    from feudo_ai.sampler import search_backend, set_backend, to_search_state
 
     out = []
     for b in ("reference", "auto"):
         old = set_backend(b)
         try:
+            if b == "auto":
+                assert search_backend() == "core", "engine._core is not built: build it to compare the engines"
+                assert type(to_search_state(reveal_state.clone())).__name__ == "CoreState"
             out.append(_key(advise(reveal_state, iterations=80, playout=playout, seed=6)))
         finally:
             set_backend(old)

@@ -195,6 +195,7 @@ def test_legal_actions_are_the_engines(client):
 
 
 # ------------------------------------------------------------------------------------------------ pressure
+@pytest.mark.timing
 def test_call_deadline_shorter_than_the_budget_answers_in_time(client):
     state = positions_by_phase(4)[Phase.SELECT]
     t = time.monotonic()
@@ -203,6 +204,7 @@ def test_call_deadline_shorter_than_the_budget_answers_in_time(client):
     assert advice.stats.limited and advice.decision == "selection" and len(advice.plan) >= 2
 
 
+@pytest.mark.timing
 def test_client_cancel_stops_the_search_quickly(server, client):
     state = positions_by_phase(4)[Phase.MOVE]
     seat = state.current_player()
@@ -247,6 +249,29 @@ def test_limits_beyond_the_caps_are_resource_exhausted():
         assert c.legal_actions(state, seat)  # cheap calls still go through
         assert long.result(timeout=10).advice.best.id in state.legal_actions()
         assert c.suggest(state, seat, iterations=100).best in state.legal_actions()
+
+
+@pytest.mark.timing
+def test_server_answers_cheap_calls_while_searches_run(server, client):
+    """The searches release the GIL and run on their own worker threads: health, DescribeGame and LegalActions are
+    answered at once while several searches are running."""
+    state = positions_by_phase(4)[Phase.MOVE]
+    seat = state.current_player()
+    stub = apb_grpc.AdvisorStub(client.channel)
+    request = apb.SuggestRequest(position=position_from(state, seat), seat=seat, limits=apb.Limits(seconds=1.5))
+    futures = [stub.Suggest.future(request) for _ in range(4)]
+    t0 = time.monotonic()
+    while server.servicer.in_flight < 4 and time.monotonic() - t0 < 5:
+        time.sleep(0.005)
+    assert server.servicer.in_flight == 4
+    t = time.monotonic()
+    assert client.health() == "SERVING"
+    assert client.describe_game(players=4).num_distinct_actions > 0
+    assert client.legal_actions(state, seat)
+    took = time.monotonic() - t
+    assert server.servicer.in_flight == 4  # the searches were still running meanwhile
+    assert took < 0.5, took
+    assert all(f.result(timeout=10).advice.best.id in state.legal_actions() for f in futures)
 
 
 @pytest.mark.parametrize("limits,field", [
@@ -313,41 +338,54 @@ def test_seat_out_of_range_and_seat_without_decision(client):
     assert _code(e) == grpc.StatusCode.INVALID_ARGUMENT and "no decision" in e.value.details
 
 
-def test_history_form(client):
-    """The history form replays the seat's log through engine.history; without it: UNIMPLEMENTED, clearly."""
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_history_form_equals_the_observation_form(client, players):
+    """The history form (the seat's log, other seats' picks hidden) replays through engine.history to a position
+    with the seat's observation: same advice as the observation form, at decisions of turns 1-3."""
     from engine import new_game, sample_chance
+    from engine.history import seat_log
 
-    rng = random.Random(5)
-    state = new_game(players=3, seed=0)
-    actions = []
-    while not (state.phase == Phase.REVEAL and not state.is_chance_node()):
-        a = sample_chance(state, rng) if state.is_chance_node() else rng.choice(state.legal_actions())
+    from feudo_ai.service.convert import history_from_entries
+
+    rng = random.Random(players)
+    start = new_game(players=players, seed=players)
+    state, actions, pickers, asked = start.clone(), [], [], 0
+    while state.turn <= 3 and asked < 4:
+        if state.is_chance_node():
+            a = sample_chance(state, rng)
+        else:
+            if len(state.legal_actions()) > 1 and state.turn >= 1 and rng.random() < 0.08:
+                seat = state.current_player()
+                history = history_from_entries(seat_log(actions, seat, start))
+                hidden = sum(e.HasField("hidden_pick") for e in history.entries)
+                assert hidden == sum(1 for q in pickers if q != seat) and len(history.entries) == len(actions)
+                position = gpb.Position(setup=position_from(state, seat).setup, history=history)
+                by_history = client.suggest(position, seat, iterations=150, seed=3)
+                by_observation = client.suggest(state, seat, iterations=150, seed=3)
+                assert _key(by_history) == _key(by_observation), Phase(state.phase).name
+                asked += 1
+            a = rng.choice(state.legal_actions())
+            if state.phase == Phase.SELECT:
+                pickers.append(state.current_player())
         actions.append(a)
         state.apply_action(a)
-    seat = state.current_player()
-    position = gpb.Position(setup=gpb.GameSetup(players=3, map_seed=0))
-    replay = new_game(players=3, seed=0)
-    for a in actions:  # the log as the seat saw it: the other seats' Strategy picks hidden
-        who = replay.current_player()
-        pick = replay.phase == Phase.SELECT
-        entry = position.history.entries.add(pick=pick)
-        if who >= 0:
-            entry.player = who
-        if pick and who != seat:
-            entry.hidden_pick.SetInParent()
-        else:
-            entry.action = a
-        replay.apply_action(a)
-    try:
-        import engine.history  # noqa: F401
-    except ImportError:
-        with pytest.raises(AdvisorError) as e:
-            client.suggest(position, seat, iterations=200, seed=3)
-        assert _code(e) == grpc.StatusCode.UNIMPLEMENTED and "engine.history" in e.value.details
-        return
-    by_history = client.suggest(position, seat, iterations=200, seed=3)
-    by_observation = client.suggest(state, seat, iterations=200, seed=3)
-    assert _key(by_history) == _key(by_observation)
+    assert asked >= 2
+
+
+def test_bad_history_names_the_entry(client):
+    position = gpb.Position(setup=gpb.GameSetup(players=2, map_seed=0))
+    position.history.entries.add(player=0, action=999_999)
+    with pytest.raises(AdvisorError) as e:
+        client.suggest(position, 0, iterations=50)
+    assert _code(e) == grpc.StatusCode.INVALID_ARGUMENT and "position.history" in e.value.details
+    position.history.entries[0].ClearField("action")
+    with pytest.raises(AdvisorError) as e:
+        client.suggest(position, 0, iterations=50)
+    assert _code(e) == grpc.StatusCode.INVALID_ARGUMENT and "position.history.entries[0]" in e.value.details
+    position = gpb.Position(setup=gpb.GameSetup(players=2), history=gpb.History(castle_sites=[0, 0]))
+    with pytest.raises(AdvisorError) as e:
+        client.suggest(position, 0, iterations=50)
+    assert _code(e) == grpc.StatusCode.INVALID_ARGUMENT and "position.history.castle_sites" in e.value.details
 
 
 # ------------------------------------------------------------------------------------------------ security
@@ -403,6 +441,7 @@ def test_reflection_lists_the_service(server):
         assert desc.package == "feudo.v1" and "feudo/v1/game.proto" in desc.dependency
 
 
+@pytest.mark.timing
 def test_health_flips_to_not_serving_while_draining():
     state = positions_by_phase(2)[Phase.MOVE]
     seat = state.current_player()

@@ -45,7 +45,9 @@ from .convert import PositionError
 log = logging.getLogger("feudo.service")
 
 SERVICE_NAME = apb.DESCRIPTOR.services_by_name["Advisor"].full_name  # "feudo.v1.Advisor"
+NODE_BYTES = 64  # one node of the C search's pool (fast_search)
 NODES_PER_ITERATION = 6  # the trees grow by about 4 nodes an iteration (fast_search); a margin on top
+MAX_RESERVE = 0.75  # at most this share of `limits.seconds` is reserved for the answer's overhead (under load)
 ITERATIONS_PER_SECOND = 150_000  # one C worker, default playouts (benchmarks/fast_search_speed.py): an upper estimate
 
 
@@ -58,10 +60,15 @@ class ServiceConfig:
     max_threads: int = 2  # per search
     max_concurrent_searches: int = 16  # Suggest + Analyze running at once; beyond: RESOURCE_EXHAUSTED
     max_message_bytes: int = 1 << 20  # requests and responses
-    max_nodes: int = 1_000_000  # node pool of one search worker (64 bytes a node: 64 MB)
+    max_nodes: int = 500_000  # node pool of one search worker (64 bytes a node: 32 MB); see pool_bytes_max
     deadline_margin: float = 0.05  # seconds kept between the end of the search and the call's deadline
     default_interval: float = 0.5  # Analyze updates when the request gives none
     min_interval: float = 0.05
+
+    @property
+    def pool_bytes_max(self) -> int:
+        """The most memory the node pools of all searches can take at once (every search at the caps)."""
+        return self.max_concurrent_searches * self.max_threads * self.max_nodes * NODE_BYTES
 
     def __post_init__(self) -> None:
         for name in ("max_iterations", "max_threads", "max_concurrent_searches", "max_message_bytes", "max_nodes"):
@@ -133,6 +140,9 @@ class AdvisorServicer:
         self._slots = threading.BoundedSemaphore(self.config.max_concurrent_searches)
         self._lock = threading.Lock()
         self.in_flight = 0
+        # seconds an answer takes beyond its search's time limit (conversion, the search's own set-up and
+        # labelling, waiting for the GIL under load): a running average, reserved out of `limits.seconds`
+        self.overhead = 0.02
 
     # ------------------------------------------------------------------------------------------ registration
     def add_to_server(self, server: grpc.Server) -> None:
@@ -241,6 +251,8 @@ class AdvisorServicer:
                         f"limits.iterations: expected at least one per thread ({threads}), got {iterations}")
         if iterations is None and seconds is None:
             iterations = max(DEFAULT_ITERATIONS, threads)
+        if seconds is not None:  # the answer, not only the search, should take `seconds`
+            seconds = max(seconds - min(self.overhead, MAX_RESERVE * seconds), 1e-3)
         # every search is time-bounded: a search asked by iterations alone still stops at the server's time cap
         seconds = min(seconds if seconds is not None else cfg.max_seconds, cfg.max_seconds)
         deadline = None
@@ -309,18 +321,22 @@ class AdvisorServicer:
         request = self._request(request)
         observed = self._position(request.position, request.seat, call)
         options = self._options(request.limits, context, call)
+        convert.check_decision(observed)
         self._slot()
         try:
             advice = advise(observed, request.seat, options, cancel=self._cancel_event(context))
         finally:
             self._release()
+        response = apb.SuggestResponse(advice=convert.advice_to_proto(advice))
+        self._learn_overhead(call, options, advice)
         self._log_advice(call, advice)
-        return apb.SuggestResponse(advice=convert.advice_to_proto(advice))
+        return response
 
     def _analyze(self, request: Any, context: grpc.ServicerContext, call: CallLog) -> Iterator[apb.AnalyzeResponse]:
         request = self._request(request)
         observed = self._position(request.position, request.seat, call)
         options = self._options(request.limits, context, call)
+        convert.check_decision(observed)
         interval = request.interval_seconds
         if not math.isfinite(interval) or interval < 0:
             raise Abort(grpc.StatusCode.INVALID_ARGUMENT,
@@ -375,6 +391,17 @@ class AdvisorServicer:
         out.phase = convert.phase_to_proto(root.phase)
         out.actions.extend(gpb.Action(id=a, text=root.action_to_string(a)) for a in root.legal_actions())
         return out
+
+    def _learn_overhead(self, call: CallLog, options: SearchOptions, advice: Advice) -> None:
+        """Update the running average of the time an answer takes beyond its search's time limit."""
+        if advice.stats.stopped_by != "time" or options.seconds is None:
+            return
+        end = call.started + options.seconds
+        if options.deadline is not None:
+            end = min(end, options.deadline)
+        sample = min(max(time.monotonic() - end, 0.0), 5.0)
+        with self._lock:
+            self.overhead = 0.8 * self.overhead + 0.2 * sample
 
     @staticmethod
     def _log_advice(call: CallLog, advice: Advice) -> None:

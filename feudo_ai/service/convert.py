@@ -55,11 +55,21 @@ def _assembled(order: tuple[int, ...]) -> GameMap:
     return assemble(boards, list(order), name, near, str(MAPS_DIR / "default.json"))
 
 
-@functools.lru_cache(maxsize=1)
-def _default_orders() -> dict[GameMap, tuple[int, ...]]:
-    import itertools
-
-    return {_assembled(o): o for o in itertools.permutations(range(4))}
+def _default_order(game_map: GameMap) -> tuple[int, ...] | None:
+    """The board order of the packaged default assembly that gives ``game_map``, or None. The packaged boards
+    name their cells "A3-0", "B1-2", ... (board letter first), which gives the candidate order; one assembly in
+    that order confirms it."""
+    boards, name, _ = _packaged_boards()
+    if game_map.name != name:
+        return None
+    letters: dict[int, str] = {}
+    for t in game_map.territories:
+        if 0 <= t.board < 4 and re.fullmatch(r"[A-Z]\d-\d", t.name):
+            letters.setdefault(t.board, t.name[0])
+    order = tuple("ABCD".find(letters.get(q, "?")) for q in range(4))
+    if sorted(order) != [0, 1, 2, 3] or _assembled(order) != game_map:
+        return None
+    return order
 
 
 @functools.lru_cache(maxsize=1)
@@ -138,7 +148,7 @@ def setup_from_game(game: Game) -> gpb.GameSetup:
             setup.options.turns = r.turns
     else:
         setup.ruleset_json = json.dumps(r.to_dict())
-    order = _default_orders().get(game.map)
+    order = _default_order(game.map)
     if order is not None:
         setup.board_order.boards.extend(order)
     else:
@@ -355,15 +365,82 @@ def _translate(message: str, path: str, seat: int) -> str:
     return f"{path}.{name}{m.group(2)}{rest}"
 
 
+MAX_TURN = 1000  # turn numbers (and rest_until, tie-break turns): a game has at most ~100 + the tie-break cap
+MAX_SHILLINGS = 1000
+MAX_WON = 64  # won attacks in one turn (the core's capacity)
+MAX_HISTORY = 128  # plague cards drawn in a game (the core's capacity)
+
+
+def check_ranges(game: Game, d: Mapping[str, Any]) -> None:
+    """Bounds the engine's loader leaves open but the compiled core stores in fixed-size fields (int16 turns,
+    arrays of one entry per token): checked here, before anything reaches C. :raises StateError: naming the
+    engine field (translated to the message's by the caller)."""
+    k = game.num_tokens
+
+    def bad(field: str, expected: str, got: Any) -> StateError:
+        return StateError(f"state.{field}: expected {expected}, got {repr(got)[:80]}")
+
+    for name in ("turn", "tiebreak", "round", "shillings"):
+        v = d.get(name)
+        limit = MAX_SHILLINGS if name == "shillings" else MAX_TURN
+        if isinstance(v, int) and v > limit:
+            raise bad(name, f"at most {limit}", v)
+    for p, row in enumerate(d.get("rest_until") or []):
+        for t, v in enumerate(row or []):
+            if isinstance(v, int) and v > MAX_TURN:
+                raise bad(f"rest_until[{p}][{t}]", f"at most {MAX_TURN}", v)
+    for name in ("joiners", "advanced"):
+        v = d.get(name)
+        if isinstance(v, list) and (len(v) > k or len(set(map(repr, v))) != len(v)):
+            raise bad(name, f"distinct tokens (at most {k})", v)
+    won = d.get("won")
+    if isinstance(won, list):
+        if len(won) > MAX_WON:
+            raise bad("won", f"at most {MAX_WON} won attacks", len(won))
+        for i, w in enumerate(won):
+            if isinstance(w, list) and len(w) == 4 and isinstance(w[2], list) and (
+                    len(w[2]) > k or len(set(map(repr, w[2]))) != len(w[2])):
+                raise bad(f"won[{i}][2]", f"distinct tokens (at most {k})", w[2])
+    history = d.get("plague_history")
+    if isinstance(history, list) and len(history) > MAX_HISTORY:
+        raise bad("plague_history", f"at most {MAX_HISTORY} cards", len(history))
+
+
 def observed_from_observation(game: Game, obs: gpb.Observation, seat: int,
                               path: str = "position.observation") -> ObservedPosition:
     d = observation_dict(game, obs, seat, path)
     try:
+        check_ranges(game, d)
         observed = ObservedPosition(game, d)
         observed.to_state()  # the loader's consistency checks, with the message's field names in the error
     except StateError as e:
         raise PositionError(_translate(str(e), path, seat)) from None
     return observed
+
+
+def check_decision(observed: ObservedPosition) -> Any:
+    """The root the search will start from (the seat's pending decision), checked to be one the engine can
+    search: the seat has a decision (:raises ValueError: otherwise) and the reference rules and the compiled core
+    agree on its legal actions, which are not empty (:raises PositionError: an inconsistent position, e.g. a
+    token list that passes every field check but leaves the player to act without a move)."""
+    from ..advice import _seat_to_act
+
+    view = observed.to_state()
+    root = _seat_to_act(view, observed.seat)
+    legal = root.legal_actions()
+    phase = Phase(root.phase).name
+    if not legal:
+        raise PositionError(f"position: inconsistent: seat {observed.seat} has no legal action in phase {phase}")
+    from engine.core import core_available, to_core
+
+    if core_available():
+        try:
+            core_legal = to_core(root).legal_actions()
+        except (StateError, OverflowError, ValueError, IndexError) as e:
+            raise PositionError(f"position: beyond the engine's range ({e})") from None
+        if list(core_legal) != list(legal):
+            raise PositionError(f"position: inconsistent: the rules disagree on the legal actions in phase {phase}")
+    return root
 
 
 # ------------------------------------------------------------------------------------------------ history
@@ -401,6 +478,22 @@ def observed_from_history(game: Game, history: gpb.History, seat: int,
     return ObservedPosition.from_state(state, seat)
 
 
+def history_from_entries(entries: Iterable[Any], castle_sites: Iterable[int] = ()) -> gpb.History:
+    """The ``History`` message of a seat's log (``engine.history.seat_log``'s entries; client side)."""
+    msg = gpb.History(castle_sites=list(castle_sites))
+    for e in entries:
+        item = msg.entries.add(pick=bool(e.pick))
+        if e.player >= 0:
+            item.player = e.player
+        if e.action is None:
+            item.hidden_pick.SetInParent()
+        else:
+            item.action = e.action
+        for q, c in e.trades:
+            item.trading_cards_revealed.add(player=q, card=c)
+    return msg
+
+
 # ------------------------------------------------------------------------------------------------ positions
 def observed_position(position: gpb.Position, seat: int, path: str = "position") -> ObservedPosition:
     """The asking ``seat``'s view of a ``Position`` in any form. :raises PositionError: naming the field."""
@@ -412,9 +505,10 @@ def observed_position(position: gpb.Position, seat: int, path: str = "position")
             raise PositionError(f"{path}.setup: must be unset with state_json (the state carries its own game)")
         try:
             state = state_from_json(position.state_json)
+            check_ranges(state.game, state.to_dict())
         except RecursionError:
             raise PositionError(f"{path}.state_json: nested too deeply") from None
-        except StateError as e:
+        except (StateError, DataFileError) as e:
             raise PositionError(f"{path}.state_json: {e}") from None
         if not 0 <= seat < state.num_players:
             raise PositionError(f"seat: expected 0..{state.num_players - 1}, got {seat}")

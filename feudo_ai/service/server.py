@@ -270,7 +270,8 @@ def serve(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, on_signal)
     scheme = "TLS" if server.settings.tls_cert else "plaintext"
     print(f"feudo advisor listening on {server.address} ({scheme}{', token required' if server.settings.token else ''}"
-          f"{f', metrics on :{args.metrics_port}' if args.metrics_port is not None else ''}; "
+          f"{f', metrics on :{args.metrics_port}' if args.metrics_port is not None else ''}; search node pools at "
+          f"most {server.settings.config.pool_bytes_max / 2**20:.0f} MB; "
           f"matches {'in ' + args.db if args.db else 'in memory'})", flush=True)
     while not stop.wait(0.5):
         pass

@@ -1,0 +1,185 @@
+"""Load on the Advisor service: concurrent clients asking Suggest with a small time budget.
+
+    python benchmarks/service_load.py --json [--duration 60] [--clients 16] [--budget-ms 200] [--address HOST:PORT]
+
+Starts ``server.py`` on a free loopback port (unless ``--address`` names a running server), builds Suggest requests
+on varied positions (every decision phase of seeded random 2-, 3- and 4-player games, asked by the player to act),
+then ``--clients`` threads each send one request after another (one gRPC channel each, call deadline = budget +
+1 s) for ``--duration`` seconds after a warm-up. Prints latency percentiles (client side, whole call), throughput,
+errors by status code, mean iterations per answer, and the server's resident memory after the warm-up and at the
+end. Targets (issue 11): zero errors, p99 <= 300 ms, RSS growth <= 10 %. The load average before the run is
+reported: other processes on the machine take CPU from the searches. Not a test: nothing here asserts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+sys.path.insert(0, ROOT)
+
+import grpc  # noqa: E402
+import numpy as np  # noqa: E402
+
+from engine import Phase, new_game, sample_chance  # noqa: E402
+from feudo.v1 import advisor_pb2 as apb  # noqa: E402
+from feudo.v1 import advisor_pb2_grpc as apb_grpc  # noqa: E402
+from feudo_ai.service.convert import position_from  # noqa: E402
+
+
+def requests(budget: float, per_game: int = 12) -> list[apb.SuggestRequest]:
+    """Suggest requests on decisions of seeded random games, 2-4 players, spread over the game."""
+    out = []
+    for players in (2, 3, 4):
+        for seed in (1, 2):
+            rng = random.Random(seed)
+            state = new_game(players=players, seed=seed)
+            decisions = []
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    state.apply_action(sample_chance(state, rng))
+                    continue
+                if len(state.legal_actions()) > 1:
+                    decisions.append(state.clone())
+                state.apply_action(rng.choice(state.legal_actions()))
+            by_phase: dict = {}
+            for s in decisions:
+                by_phase.setdefault(Phase(s.phase), []).append(s)
+            picked = [rng.choice(v) for v in by_phase.values()]  # every phase once, then random ones
+            picked += rng.sample(decisions, max(0, per_game - len(picked)))
+            for s in picked:
+                seat = s.current_player()
+                out.append(apb.SuggestRequest(position=position_from(s, seat), seat=seat,
+                                              limits=apb.Limits(seconds=budget, seed=len(out))))
+    return out
+
+
+def rss_mb(pid: int) -> float | None:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--duration", type=float, default=60.0, help="seconds of measured load (default 60)")
+    ap.add_argument("--warmup", type=float, default=3.0, help="seconds of load before measuring (default 3)")
+    ap.add_argument("--clients", type=int, default=16, help="concurrent clients (default 16)")
+    ap.add_argument("--budget-ms", type=float, default=200.0, help="search time per request (default 200 ms)")
+    ap.add_argument("--address", default=None, help="a running Advisor (default: start server.py here)")
+    ap.add_argument("--json", action="store_true", help="print JSON")
+    args = ap.parse_args()
+    for name in ("duration", "budget_ms"):
+        if not getattr(args, name) > 0:
+            ap.error(f"--{name.replace('_', '-')}: expected a positive number")
+    if not 1 <= args.clients <= 256:
+        ap.error("--clients: expected 1..256")
+    if args.warmup < 0:
+        ap.error("--warmup: expected a non-negative number")
+
+    budget = args.budget_ms / 1000
+    reqs = requests(budget)
+    proc = None
+    address = args.address
+    if address is None:
+        port = free_port()
+        address = f"127.0.0.1:{port}"
+        proc = subprocess.Popen([sys.executable, os.path.join(ROOT, "server.py"), "--address", address,
+                                 "--max-concurrent", str(max(16, args.clients)), "--log-level", "WARNING"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    load_before = os.getloadavg()[0]
+    channels = [grpc.insecure_channel(address) for _ in range(args.clients)]
+    try:
+        grpc.channel_ready_future(channels[0]).result(timeout=30)
+        for ch in channels:
+            grpc.channel_ready_future(ch).result(timeout=30)
+        lock = threading.Lock()
+        results: list[tuple[float, str, int]] = []  # (latency, status, iterations), measured phase only
+        phase = {"measure": False, "stop": False}
+
+        def client(i: int) -> None:
+            stub = apb_grpc.AdvisorStub(channels[i])
+            rng = random.Random(i)
+            while not phase["stop"]:
+                req = rng.choice(reqs)
+                t = time.perf_counter()
+                try:
+                    resp = stub.Suggest(req, timeout=budget + 1.0)
+                    status, its = "OK", resp.advice.stats.iterations
+                except grpc.RpcError as e:
+                    status, its = e.code().name, 0
+                lat = time.perf_counter() - t
+                if phase["measure"]:
+                    with lock:
+                        results.append((lat, status, its))
+
+        threads = [threading.Thread(target=client, args=(i,), daemon=True) for i in range(args.clients)]
+        for th in threads:
+            th.start()
+        time.sleep(args.warmup)
+        rss_start = rss_mb(proc.pid) if proc else None
+        phase["measure"] = True
+        started = time.perf_counter()
+        time.sleep(args.duration)
+        phase["measure"] = False
+        elapsed = time.perf_counter() - started
+        rss_end = rss_mb(proc.pid) if proc else None
+        phase["stop"] = True
+        for th in threads:
+            th.join(budget + 5)
+    finally:
+        for ch in channels:
+            ch.close()
+        if proc is not None:
+            proc.terminate()
+            proc.wait(30)
+
+    lat = np.array([r[0] for r in results]) * 1000 if results else np.zeros(1)
+    ok = [r for r in results if r[1] == "OK"]
+    errors: dict[str, int] = {}
+    for r in results:
+        if r[1] != "OK":
+            errors[r[1]] = errors.get(r[1], 0) + 1
+    out = {
+        "clients": args.clients, "budget_ms": args.budget_ms, "duration_s": round(elapsed, 1),
+        "positions": len(reqs), "requests": len(results), "errors": sum(errors.values()), "errors_by_code": errors,
+        "throughput_rps": round(len(results) / elapsed, 1),
+        "latency_ms": {k: round(float(np.percentile(lat, q)), 1) for k, q in (("p50", 50), ("p90", 90),
+                                                                                ("p99", 99))}
+        | {"max": round(float(lat.max()), 1)},
+        "mean_iterations": round(float(np.mean([r[2] for r in ok])), 1) if ok else 0,
+        "server_rss_mb": {"after_warmup": None if rss_start is None else round(rss_start, 1),
+                          "end": None if rss_end is None else round(rss_end, 1),
+                          "growth_pct": None if not (rss_start and rss_end) else
+                          round(100 * (rss_end - rss_start) / rss_start, 1)},
+        "cpus": os.cpu_count(), "load_average_before": round(load_before, 2),
+    }
+    if args.json:
+        print(json.dumps(out, indent=2))
+    else:
+        for k, v in out.items():
+            print(f"{k}: {v}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

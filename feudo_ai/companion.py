@@ -1,0 +1,240 @@
+"""``feudo companion``: advice during a game played on the real board.
+
+The person enters what happens at the table, event by event: chance (who places a Castle, who decides the
+order, the plague card drawn), their own secret selection, each opponent's reveals, moves, marches, attacks and
+advances, and the Trading Cards turned over. Opponents' secret selections are never asked for: they are hidden
+entries of the seat's log (:mod:`engine.history`), whose replay keeps a position with exactly this seat's
+observation (R22, R25), placeholders for the unknown picks repaired as cards are revealed. At any point ``hint``
+asks the search (:func:`feudo_ai.advise`) for this seat's selection or move sequence; ``undo`` takes back the
+last event; a mistyped event is refused with the legal choices listed. Commands: a number or the text of a
+choice, ``hint``, ``undo``, ``board``, ``log``, ``save FILE``, ``help``, ``quit``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+from typing import Callable, TextIO
+
+from engine.history import Entry, HistoryError, SeatReplay
+from engine.render import render_text
+from engine.serialize import state_from_dict
+from engine.state import CHANCE, TERMINAL, Phase, State
+
+from .advice import SearchOptions, advise
+
+__all__ = ["CompanionSession"]
+
+COMMANDS = ("hint", "undo", "board", "log", "save FILE", "help", "quit")
+
+
+@dataclass
+class CompanionSession:
+    """One game at a real table, seen by ``seat``; ``start`` is the position before the first event."""
+
+    start: State
+    seat: int
+    hint_options: SearchOptions = field(default_factory=lambda: SearchOptions(seconds=1.0))
+    read: Callable[[str], str] = input
+    out: TextIO | None = None
+    seed: int = 0
+    entries: list[Entry] = field(default_factory=list)
+    typed: list[bool] = field(default_factory=list)  # per entry: entered by the person (False: a hidden pick)
+
+    def __post_init__(self) -> None:
+        self.replay = SeatReplay(self.start, self.seat)
+        self.rng = random.Random(self.seed)
+
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    # -- what may come next -----------------------------------------------------------------------------------
+    def _candidates(self, state: State) -> list[int]:
+        """The events that may come next as the seat knows the game: the legal actions, except that another
+        seat may reveal any Army Card it holds face down (its selection is unknown; the replay repairs its
+        placeholders, R7)."""
+        p = state.current_player()
+        if state.phase == Phase.REVEAL and p != self.seat:
+            L = state.game.layout
+            return [L.REVEAL + t for t in range(state.game.num_tokens)
+                    if state.army_held[p][t] and not state.revealed[p][t]]
+        if state.is_chance_node():
+            return [a for a, _ in state.chance_outcomes()]
+        return state.legal_actions()
+
+    def _text(self, state: State, a: int) -> str:
+        if state.phase == Phase.REVEAL:  # a placeholder world may not hold the card: name it directly
+            return f"reveal {state.game.ruleset.army[a - state.game.layout.REVEAL].name}"
+        return state.action_to_string(a)
+
+    def _probe(self, state: State, action: int, known: dict[int, int]) -> State:
+        """``state`` after ``action`` in a world where the other seats' Trading Cards are ``known`` (entered by the
+        person) and an opponent's revealed Army Card is among its placeholder picks."""
+        p, L = state.current_player(), state.game.layout
+        d = state.to_dict()
+        for q, c in known.items():
+            d["sel_trade"][q] = c
+        if state.phase == Phase.REVEAL and not d["sel_army"][p][action - L.REVEAL]:
+            spare = next(t for t in range(state.game.num_tokens) if d["sel_army"][p][t] and not d["revealed"][p][t])
+            d["sel_army"][p][spare], d["sel_army"][p][action - L.REVEAL] = False, True
+        probe = state_from_dict(state.game, d)
+        probe.apply_action(action)
+        return probe
+
+    def _trades(self, state: State, action: int) -> tuple[tuple[int, int], ...] | None:
+        """The Trading Cards that ``action`` turns over (R7, R9), in order of play, asked of the person for the
+        other seats; None when the person quits. One action may turn over several (a card that pays nothing
+        gives no march decision, so the next one is turned over at once): each card entered may change what
+        follows, so the action is tried again after each answer."""
+        known: dict[int, int] = {}
+        while True:
+            probe = self._probe(state, action, known)
+            turned = [q for q in (state.order or range(state.num_players))
+                      if state.sel_trade[q] >= 0 and not state.trade_revealed[q]
+                      and (probe.trade_revealed[q] or probe.sel_trade[q] != (known.get(q, state.sel_trade[q])))]
+            ask = [q for q in turned if q != self.seat and q not in known]
+            if not ask:
+                return tuple((q, known.get(q, state.sel_trade[q])) for q in turned)
+            q = ask[0]
+            values = state.game.ruleset.trading_cards
+            choices = {str(values[i]): i for i in reversed(range(len(values))) if state.trade_held[q][i]}
+            while True:
+                try:
+                    line = self.read(f"Trading Card {state.game.player_name(q)} turns over "
+                                     f"(shillings: {', '.join(sorted(choices, key=int, reverse=True))})> ").strip()
+                except EOFError:
+                    return None
+                if line.lower() == "quit":
+                    return None
+                if line in choices:
+                    known[q] = choices[line]
+                    break
+                self.say(f"not a held card: {line!r}; held: {', '.join(choices)}")
+
+    # -- the loop ---------------------------------------------------------------------------------------------
+    def _push(self, entry: Entry, typed: bool) -> bool:
+        try:
+            self.replay.push(entry)
+        except HistoryError as e:
+            self.say(f"refused: {e}")
+            return False
+        self.entries.append(entry)
+        self.typed.append(typed)
+        return True
+
+    def _undo(self) -> None:
+        if not any(self.typed):
+            self.say("nothing to undo")
+            return
+        last = max(i for i, t in enumerate(self.typed) if t)
+        self.entries, self.typed = self.entries[:last], self.typed[:last]
+        self.replay = SeatReplay(self.start, self.seat)
+        for e in self.entries:
+            self.replay.push(e)
+        self.say(f"undone; {len(self.entries)} events kept")
+
+    def _hint(self) -> None:
+        self.say("thinking...")
+        try:
+            advice = advise(self.replay.state, self.seat, self.hint_options.replace(seed=self.rng.getrandbits(32)))
+        except ValueError as e:
+            self.say(f"no hint: {e}")
+            return
+        self.say(str(advice))
+
+    def _save(self, path: str) -> None:
+        doc = {"format": "feudo-companion/1", "seat": self.seat, "start": json.loads(self.start.to_json()),
+               "entries": [e.to_dict() for e in self.entries]}
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(doc, f)
+        except OSError as e:
+            self.say(f"save: cannot write {path} ({e.strerror})")
+            return
+        self.say(f"saved {len(self.entries)} events to {path}")
+
+    def _prompt(self, state: State, cands: list[int]) -> str:
+        p = state.current_player()
+        who = "chance" if p == CHANCE else ("you" if p == self.seat else state.game.player_name(p))
+        self.say(f"Next event ({Phase(state.phase).name.lower()}, {who}):")
+        for i, a in enumerate(cands, 1):
+            self.say(f"  {i:3d}. {self._text(state, a)}")
+        return "> "
+
+    def run(self) -> int:
+        """Follow the game to its end (0) or until the person quits (1)."""
+        g = self.start.game
+        self.say(f"Companion for {g.player_name(self.seat)} ({g.num_players} players). Enter each event as it "
+                 f"happens; commands: {', '.join(COMMANDS)}.")
+        shown = None
+        while True:
+            state = self.replay.state
+            p = state.current_player()
+            if p == TERMINAL:
+                self.say(render_text(state))
+                names = ", ".join(g.player_name(w) for w in state.winners)
+                self.say(f"Game over: {names} win{'s' if len(state.winners) == 1 else ''}, VP {state.vp}")
+                return 0
+            if state.phase == Phase.SELECT and p != self.seat:
+                self._push(Entry(p, None, (), True), typed=False)  # secret: nothing to enter (R6, R22)
+                self.say(f"{g.player_name(p)} selects a card (hidden)")
+                continue
+            cands = self._candidates(state)
+            if shown != len(self.entries):
+                prompt = self._prompt(state, cands)
+                shown = len(self.entries)
+            try:
+                line = self.read(prompt).strip()
+            except EOFError:
+                self.say("input ended: leaving the companion")
+                return 1
+            if not line:
+                continue
+            cmd, _, rest = line.partition(" ")
+            cmd = cmd.lower()
+            if cmd == "quit":
+                return 1
+            if cmd == "help":
+                shown = None
+                continue
+            if cmd == "hint":
+                self._hint()
+                continue
+            if cmd == "undo":
+                self._undo()
+                shown = None
+                continue
+            if cmd == "board":
+                self.say(render_text(state))
+                continue
+            if cmd == "log":
+                for e in self.entries[-30:]:
+                    self.say(str(e.to_dict()))
+                continue
+            if cmd == "save":
+                self._save(rest.strip()) if rest.strip() else self.say("save: give a file name")
+                continue
+            action = self._parse(state, cands, line)
+            if action is None:
+                self.say(f"not a possible event: {line!r}; choose 1-{len(cands)} or type one of: "
+                         + "; ".join(self._text(state, a) for a in cands[:12]) + (" ..." if len(cands) > 12 else ""))
+                continue
+            trades = self._trades(state, action)
+            if trades is None:
+                return 1
+            text = ("chance: " if p == CHANCE else f"{g.player_name(p)}: ") + self._text(state, action)
+            if self._push(Entry(p, action, trades, state.phase == Phase.SELECT), typed=True):  # moves `state` on
+                self.say(text)
+            shown = None
+
+    def _parse(self, state: State, cands: list[int], line: str) -> int | None:
+        if line.isdigit():
+            n = int(line)
+            return cands[n - 1] if 1 <= n <= len(cands) else None
+        want = " ".join(line.lower().split())
+        for a in cands:
+            text = self._text(state, a).lower()
+            if want in (text, text.split(": ", 1)[-1]):
+                return a
+        return None
