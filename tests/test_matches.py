@@ -231,6 +231,7 @@ def test_spectator_watch_hides_every_pick_and_reconnects_from_any_count(svc):
     assert svc.get_record(mid)["actions"] == svc._matches[mid].actions
 
 
+@pytest.mark.timing
 def test_watch_streams_live_and_bots_move_without_blocking_other_calls(svc):
     """A slow bot thinks in the background: other calls answer at once; a watcher sees its move arrive."""
     r = svc.create_match({"players": 2, "seats": ["external", "ismcts:seconds=0.6"], "seed": 6,
@@ -261,7 +262,7 @@ def test_watch_streams_live_and_bots_move_without_blocking_other_calls(svc):
             started = time.monotonic()
             svc.list_matches()
             svc.get_observation(mid, 0, token)
-            assert time.monotonic() - started < 0.2
+            assert time.monotonic() - started < 0.3  # the bot searches for 0.6 s
             time.sleep(0.05)
         assert svc.wait(mid, 30, until=lambda m: m.action_count > count)
         thinking_waits += time.monotonic() - waited >= 0.4
