@@ -654,9 +654,11 @@ def _resolve(path_or_name: str | os.PathLike[str] | None) -> Path:
     return Path(path_or_name)
 
 
-def load_map(path_or_name: str | os.PathLike[str] | None = None, seed: int = 0) -> GameMap:
+def load_map(path_or_name: str | os.PathLike[str] | None = None, seed: int = 0,
+             order: list[int] | None = None) -> GameMap:
     """Load a map file (R3). Assemblies (``feudo-map/1``) are put together in the board order drawn from
-    ``random.Random(seed)``; graph files (``feudo-map-graph/1``) ignore the seed."""
+    ``random.Random(seed)``, or in the given ``order`` (``order[q]``: the board in quadrant q, TL, TR, BR, BL,
+    as at a real table); graph files (``feudo-map-graph/1``) ignore both."""
     path = _resolve(path_or_name)
     data = _read_json(path)
     ck = _Checker(str(path))
@@ -687,6 +689,7 @@ def load_map(path_or_name: str | os.PathLike[str] | None = None, seed: int = 0) 
         b = _read_json(bpath)
         _validate_board(b, str(bpath))  # report problems against the board's own file
         boards.append(b)
-    order = list(range(len(QUADRANTS)))
-    random.Random(seed).shuffle(order)  # R3: boards assembled in random order; rotation follows the quadrant
-    return assemble(boards, order, name, near, str(path))
+    if order is None:
+        order = list(range(len(QUADRANTS)))
+        random.Random(seed).shuffle(order)  # R3: boards assembled in random order; rotation follows the quadrant
+    return assemble(boards, list(order), name, near, str(path))

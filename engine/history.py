@@ -33,7 +33,7 @@ from .errors import FeudoError, IllegalActionError
 from .record import GameRecord
 from .state import CHANCE, Game, Phase, State
 
-__all__ = ["Entry", "HistoryError", "SeatReplay", "entry_of", "game_log", "seat_log", "seat_view",
+__all__ = ["Entry", "HistoryError", "SeatReplay", "apply_logged", "entry_of", "game_log", "seat_log", "seat_view",
            "replay_seat_log"]
 
 
@@ -153,8 +153,9 @@ def entry_of(before: State, action: int, after: State) -> Entry:
                  _is_pick_phase(before))
 
 
-def _apply_logged(state: State, action: int) -> Entry:
-    """Apply ``action`` to ``state`` (IllegalActionError if illegal) and return its full entry."""
+def apply_logged(state: State, action: int) -> Entry:
+    """Apply ``action`` to ``state`` (IllegalActionError if illegal, nothing changed) and return its full
+    entry: the cheap way to log a game as it is played."""
     player, marks, pick = state.current_player(), _trade_marks(state), _is_pick_phase(state)
     state.apply_action(action)
     return Entry(player, int(action), _trades_revealed(marks, state), pick)
@@ -167,7 +168,7 @@ def game_log(start: Any, actions: Iterable[int]) -> list[Entry]:
     out = []
     for i, a in enumerate(actions):
         try:
-            out.append(_apply_logged(state, a))
+            out.append(apply_logged(state, a))
         except IllegalActionError as e:
             raise HistoryError(f"actions[{i}]: {e}") from None
     return out

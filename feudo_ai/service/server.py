@@ -1,5 +1,8 @@
 """Running the Advisor: the gRPC server with health, reflection, optional TLS, API token and Prometheus metrics.
 
+The same server hosts matches (``feudo.v1.Matches``, :mod:`feudo_ai.matches`): kept in SQLite at ``--db PATH``
+(without it, in memory: they end with the process), resumed with their bots when the server starts again.
+
     from feudo_ai.service.server import AdvisorServer, ServerSettings
     server = AdvisorServer(ServerSettings(address="127.0.0.1:0")).start()   # server.port: the port bound
     ...
@@ -51,6 +54,8 @@ class ServerSettings:
     metrics_port: int | None = None  # Prometheus /metrics on this port (needs prometheus-client)
     metrics_address: str = "127.0.0.1"
     extra_workers: int = 8  # worker threads beyond the search cap, for cheap calls (health, DescribeGame, ...)
+    db: str | None = None  # SQLite file of the matches; None: in memory
+    max_watch_streams: int = 16  # WatchMatch streams open at once (each holds a worker thread)
 
 
 class _TokenInterceptor(grpc.ServerInterceptor):
@@ -121,7 +126,7 @@ class AdvisorServer:
             raise ValueError("TLS: give both the certificate and the key")
         self.metrics = Metrics() if s.metrics_port is not None else None
         cfg = s.config
-        workers = cfg.max_concurrent_searches + s.extra_workers
+        workers = cfg.max_concurrent_searches + s.extra_workers + s.max_watch_streams
         interceptors = [_TokenInterceptor(s.token)] if s.token else []
         self.server = grpc.server(
             futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="advisor"),
@@ -133,9 +138,19 @@ class AdvisorServer:
                      ("grpc.so_reuseport", 0)])
         self.servicer = AdvisorServicer(cfg, self.metrics)
         self.servicer.add_to_server(self.server)
+        # Matches: loaded from the database now (their bots resume at once), served by the same server.
+        from ..matches.service import MatchService
+        from ..matches.servicer import SERVICE_NAME as MATCHES_SERVICE
+        from ..matches.servicer import MatchesServicer
+
+        self.matches = MatchService(s.db or ":memory:")
+        self.matches_servicer = MatchesServicer(self.matches, self.metrics, s.max_watch_streams)
+        self.matches_servicer.add_to_server(self.server)
+        self._service_names = ("", SERVICE_NAME, MATCHES_SERVICE)
         self.health = health.HealthServicer(experimental_non_blocking=True)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
-        reflection.enable_server_reflection((SERVICE_NAME, HEALTH_SERVICE, reflection.SERVICE_NAME), self.server)
+        reflection.enable_server_reflection((SERVICE_NAME, MATCHES_SERVICE, HEALTH_SERVICE, reflection.SERVICE_NAME),
+                                            self.server)
         if s.tls_cert is not None:
             creds = grpc.ssl_server_credentials([(s.tls_key, s.tls_cert)])
             self.port = self.server.add_secure_port(s.address, creds)
@@ -152,7 +167,7 @@ class AdvisorServer:
         if warm_up:
             self.servicer.warm_up()
         self.server.start()
-        for name in ("", SERVICE_NAME):
+        for name in self._service_names:
             self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
         if self.metrics is not None:
             self._metrics_server = self.metrics.serve(self.settings.metrics_port, self.settings.metrics_address)
@@ -161,18 +176,22 @@ class AdvisorServer:
     def drain(self, grace: float = 10.0, delay: float = 0.0) -> None:
         """Graceful stop: health NOT_SERVING (load balancers stop sending), ``delay`` seconds still serving, then new
         calls refused and calls in flight given up to ``grace`` seconds to finish."""
-        for name in ("", SERVICE_NAME):
+        for name in self._service_names:
             self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         if delay > 0:
             time.sleep(delay)
+        self.matches.begin_close()  # watch streams end, so they do not hold the stop for the whole grace
         self.server.stop(grace).wait()
+        self.matches.close()
         if self._metrics_server is not None:
             server = self._metrics_server[0] if isinstance(self._metrics_server, tuple) else self._metrics_server
             server.shutdown()
         self._stopped.set()
 
     def stop(self) -> None:
+        self.matches.begin_close()
         self.server.stop(None).wait()
+        self.matches.close()
         self._stopped.set()
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -203,6 +222,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--grace", type=float, default=10.0, help="seconds calls in flight get at shutdown (default 10)")
     p.add_argument("--drain-delay", type=float, default=0.0,
                    help="seconds between health NOT_SERVING and refusing new calls at shutdown (default 0)")
+    p.add_argument("--db", default=None, metavar="PATH",
+                   help="SQLite file of the hosted matches (created if missing; matches in it resume at start); "
+                        "default: in memory, matches end with the process")
+    p.add_argument("--max-watch-streams", type=int, default=16,
+                   help="WatchMatch streams open at once; beyond: RESOURCE_EXHAUSTED (default 16)")
     p.add_argument("--log-level", default="INFO", help="logging level (default INFO: one line per call)")
 
 
@@ -221,11 +245,14 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
     token = token_b.decode().strip() if token_b is not None else os.environ.get("FEUDO_ADVISOR_TOKEN") or None
     if token is not None and not token:
         raise ValueError("--token-file: the file is empty")
+    if args.max_watch_streams < 1:
+        raise ValueError(f"--max-watch-streams: expected a positive integer, got {args.max_watch_streams}")
     config = ServiceConfig(max_iterations=args.max_iterations, max_seconds=args.max_seconds,
                            max_threads=args.max_threads, max_concurrent_searches=args.max_concurrent,
                            max_message_bytes=args.max_message_bytes, max_nodes=args.max_nodes)
     return ServerSettings(address=args.address, config=config, tls_cert=_read(args.tls_cert, "--tls-cert"),
-                          tls_key=_read(args.tls_key, "--tls-key"), token=token, metrics_port=args.metrics_port)
+                          tls_key=_read(args.tls_key, "--tls-key"), token=token, metrics_port=args.metrics_port,
+                          db=args.db, max_watch_streams=args.max_watch_streams)
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -244,7 +271,8 @@ def serve(args: argparse.Namespace) -> int:
     scheme = "TLS" if server.settings.tls_cert else "plaintext"
     print(f"feudo advisor listening on {server.address} ({scheme}{', token required' if server.settings.token else ''}"
           f"{f', metrics on :{args.metrics_port}' if args.metrics_port is not None else ''}; search node pools at "
-          f"most {server.settings.config.pool_bytes_max / 2**20:.0f} MB)", flush=True)
+          f"most {server.settings.config.pool_bytes_max / 2**20:.0f} MB; "
+          f"matches {'in ' + args.db if args.db else 'in memory'})", flush=True)
     while not stop.wait(0.5):
         pass
     server.drain(grace=args.grace, delay=args.drain_delay)

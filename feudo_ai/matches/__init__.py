@@ -1,0 +1,15 @@
+"""Hosted matches: the server referees games between external seats and bots (issue 12, "Matches").
+
+One module per job: :mod:`.spec` (a match's setup), :mod:`.tokens` (seat secrets), :mod:`.store` (SQLite
+persistence), :mod:`.match` (one match in memory and each seat's view of it), :mod:`.runner` (bots moving on the
+server), :mod:`.service` (the calls, as plain Python raising :mod:`.errors`), :mod:`.servicer` (the gRPC service
+``feudo.v1.Matches``, served with the Advisor) and :mod:`.client` (its Python client).
+"""
+
+from .errors import (FailedPrecondition, InvalidArgument, MatchError, NotFound, PermissionDenied,
+                     ResourceExhausted, Unauthenticated)
+from .service import MatchService
+from .spec import EXTERNAL, MatchSetup
+
+__all__ = ["EXTERNAL", "FailedPrecondition", "InvalidArgument", "MatchError", "MatchService", "MatchSetup",
+           "NotFound", "PermissionDenied", "ResourceExhausted", "Unauthenticated"]

@@ -1,0 +1,120 @@
+"""One match in memory: its real position, its log, and what each seat may see of it (R22).
+
+The real position never leaves this module except through :meth:`Match.observation` (the engine's R22 view) and
+:meth:`Match.event` (the log entry as that seat sees it, :mod:`engine.history`). Bot seats play from a position
+rebuilt from their own log (:class:`engine.history.SeatReplay`), so a bot on the server knows exactly what an
+external player in its seat would know, whatever the bot does with the position it is given.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from typing import Any
+
+from engine import PLAYER_NAMES, sample_chance
+from engine.history import Entry, SeatReplay, apply_logged
+from engine.state import CHANCE, TERMINAL
+
+from .spec import MatchSetup
+
+SPECTATOR = None  # the "seat" of a caller who plays none: every Strategy pick hidden
+
+
+def player_name(p: int) -> str:
+    return "chance" if p == CHANCE else (PLAYER_NAMES[p] if 0 <= p < len(PLAYER_NAMES) else f"P{p}")
+
+
+class Match:
+    """A match's setup, tokens' hashes, real position and full log. Callers hold :attr:`lock` around every
+    use; :attr:`changed` is notified after every action."""
+
+    def __init__(self, match_id: str, setup: MatchSetup, token_hashes: dict[int, str], created: float):
+        self.id = match_id
+        self.setup = setup
+        self.token_hashes = dict(token_hashes)
+        self.created = created
+        # The reference engine: its observation carries the VP log, and positions are small. Searches convert
+        # the positions they are given to the compiled core themselves.
+        self.start = setup.start_state(backend="reference")
+        self.state = self.start.clone()
+        self.actions: list[int] = []
+        self.entries: list[Entry] = []  # full entries: never sent as they are, only through event()
+        self._texts: list[str] = []  # full texts (a pick's text names the card): only through event()
+        self.views = {p: SeatReplay(self.start, p) for p in setup.bot_seats}
+        self.lock = threading.RLock()
+        self.changed = threading.Condition(self.lock)
+        self.bot_errors = 0
+
+    # -- facts ---------------------------------------------------------------------------------------------
+    @property
+    def action_count(self) -> int:
+        return len(self.actions)
+
+    @property
+    def finished(self) -> bool:
+        return self.state.is_terminal()
+
+    def current_player(self) -> int:
+        return self.state.current_player()
+
+    def is_external(self, seat: int) -> bool:
+        return seat in self.token_hashes
+
+    # -- changes -------------------------------------------------------------------------------------------
+    def apply(self, action: int) -> Entry:
+        """Apply a legal action (the caller has checked it and logged it in the store)."""
+        text = self.state.action_to_string(action)
+        entry = apply_logged(self.state, action)
+        self.actions.append(action)
+        self.entries.append(entry)
+        self._texts.append(text)
+        for p, view in self.views.items():
+            view.push(entry.seen_by(p))
+        self.changed.notify_all()
+        return entry
+
+    def chance_action(self) -> int:
+        """The chance outcome at the current (chance) position, drawn from a generator seeded by the match seed
+        and the action's index: the same draw whenever it is made, before or after a restart."""
+        rng = random.Random(f"feudo-match/{self.setup.seed}/{self.action_count}")
+        return sample_chance(self.state, rng)
+
+    # -- views ---------------------------------------------------------------------------------------------
+    def event(self, index: int, seat: int | None) -> dict[str, Any]:
+        """Log entry ``index`` as ``seat`` sees it (``None``: a spectator, every pick hidden)."""
+        entry = self.entries[index].seen_by(-1 if seat is None else seat)
+        who = player_name(entry.player)
+        text = "secret Strategy pick" if entry.hidden else self._texts[index]
+        values = self.state.game.ruleset.trading_cards
+        if entry.trades:
+            text += "; Trading Cards turned over: " + ", ".join(
+                f"{player_name(q)} {values[c]}" for q, c in entry.trades)
+        return {"kind": "action", "index": index, "action_count": index + 1, "player": entry.player,
+                "action": entry.action, "pick": entry.pick, "trades": [list(t) for t in entry.trades],
+                "text": text if entry.player == CHANCE else f"{who}: {text}"}
+
+    def end_event(self) -> dict[str, Any]:
+        return {"kind": "end", "action_count": self.action_count, "winners": list(self.state.winners),
+                "vp": list(self.state.vp), "returns": list(self.state.returns())}
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        """The engine's R22 view of ``seat``, with its legal actions when it is to act."""
+        cp = self.state.current_player()
+        legal = ([{"action": a, "text": self.state.action_to_string(a)} for a in self.state.legal_actions()]
+                 if cp == seat else [])
+        return {"match_id": self.id, "seat": seat, "action_count": self.action_count, "current_player": cp,
+                "finished": cp == TERMINAL, "observation": self.state.observation(seat), "legal_actions": legal}
+
+    def summary(self) -> dict[str, Any]:
+        """Public facts for a list of matches."""
+        s = self.state
+        return {"match_id": self.id, "players": self.setup.players, "seats": list(self.setup.seats),
+                "action_count": self.action_count, "turn": s.turn, "finished": self.finished,
+                "current_player": s.current_player(), "vp": list(s.vp), "winners": list(s.winners),
+                "created": self.created}
+
+    def record(self) -> dict[str, Any]:
+        """The whole game: setup and every action (only once finished: by then every pick was revealed)."""
+        return {"format": "feudo-match/1", "match_id": self.id, "setup": self.setup.to_dict(),
+                "actions": list(self.actions), "winners": list(self.state.winners), "vp": list(self.state.vp)}
