@@ -313,36 +313,10 @@ class ObservedPosition:
         return int(self.observation["seat"])
 
     def to_state(self) -> State:
-        """A reference state consistent with this seat's knowledge and nothing more. :raises StateError: if
-        inconsistent.
-
-        Another seat's unrevealed picks are not in the observation, yet a position needs them (the player to act
-        must have a card to reveal): they are filled with placeholders computed from the observation alone (the
-        lowest held, unrevealed Army Cards, as many as the seat has selected; the highest Trading Card held,
-        which pays whenever any could, R7). The searches never read them: they project the position to the
-        seat's observation again and draw the hidden cards themselves.
-        """
+        """A reference state holding only this seat's knowledge. :raises StateError: if inconsistent."""
         from .sampler import observation_fields
 
-        obs = self.observation
-        d = observation_fields(dict(obs))
-        values = self.game.ruleset.trading_cards
-        for q in range(self.game.num_players):
-            if q == self.seat:
-                continue
-            sel = d["sel_army"][q]
-            missing = int(obs["selected_count"][q]) - sum(1 for x in sel if x)
-            for t in range(self.game.num_tokens):
-                if missing <= 0:
-                    break
-                if d["army_held"][q][t] and not d["revealed"][q][t] and not sel[t]:
-                    sel[t] = True
-                    missing -= 1
-            if d["sel_done"][q] and not d["trade_revealed"][q] and d["sel_trade"][q] < 0:
-                held = [c for c in range(len(values)) if d["trade_held"][q][c]]
-                if held:
-                    d["sel_trade"][q] = max(held, key=lambda c: (values[c], -c))
-        return state_from_dict(self.game, d)
+        return state_from_dict(self.game, observation_fields(dict(self.observation)))
 
 
 Position = Union[State, ObservedPosition, Any]  # Any: engine._core.CoreState
