@@ -17,6 +17,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Callable, TextIO
 
+from engine.errors import StateError
 from engine.history import Entry, HistoryError, SeatReplay
 from engine.render import render_text
 from engine.serialize import state_from_dict
@@ -138,7 +139,7 @@ class CompanionSession:
         self.say("thinking...")
         try:
             advice = advise(self.replay.state, self.seat, self.hint_options.replace(seed=self.rng.getrandbits(32)))
-        except ValueError as e:
+        except (ValueError, StateError) as e:  # nothing of this seat's is pending / a view the loader refuses
             self.say(f"no hint: {e}")
             return
         self.say(str(advice))
