@@ -48,6 +48,32 @@ def observation_fields(obs: dict) -> dict:
     return out
 
 
+def placeholder_fields(game: Game, obs: dict) -> dict:
+    """The state fields of an observation with every card hidden from its seat filled by a placeholder chosen
+    from the observation alone (the lowest held, unrevealed Army Cards, as many as the player has selected; the
+    highest Trading Card held, which pays whenever any could, R7), so that a position whose player to act is
+    another seat (who must have a card to reveal) loads. Only public facts may be read from it."""
+    d = observation_fields(obs)
+    seat = obs["seat"]
+    values = game.ruleset.trading_cards
+    for q in range(game.num_players):
+        if q == seat:
+            continue
+        sel = d["sel_army"][q]
+        missing = int(obs["selected_count"][q]) - sum(1 for x in sel if x)
+        for t in range(game.num_tokens):
+            if missing <= 0:
+                break
+            if d["army_held"][q][t] and not d["revealed"][q][t] and not sel[t]:
+                sel[t] = True
+                missing -= 1
+        if d["sel_done"][q] and not d["trade_revealed"][q] and d["sel_trade"][q] < 0:
+            held = [c for c in range(len(values)) if d["trade_held"][q][c]]
+            if held:
+                d["sel_trade"][q] = max(held, key=lambda c: (values[c], -c))
+    return d
+
+
 def _weighted_choice(rng: random.Random, items: Sequence[int], weights: Sequence[float]) -> int:
     total = sum(weights)
     r = rng.random() * total
@@ -83,8 +109,8 @@ class Sampler:
         self.obs = obs
         self.seat: int = obs["seat"]
         self.fields = observation_fields(obs)
-        # A probe world (opponents' hidden cards blanked): public facts such as King's Help are read from it.
-        self._probe = state_from_dict(game, observation_fields(obs))
+        # A probe world: public facts such as King's Help are read from it, never a hidden card.
+        self._probe = state_from_dict(game, placeholder_fields(game, obs))
         self.plans: list[tuple[int, int, list[int], list[int], bool, list[int]]] = []
         n, k = game.num_players, game.num_tokens
         for q in range(n):
