@@ -447,12 +447,7 @@ def check_decision(observed: ObservedPosition) -> Any:
 def observed_from_history(game: Game, history: gpb.History, seat: int,
                           path: str = "position.history") -> ObservedPosition:
     """The seat's observation after replaying its log (other seats' picks hidden) through ``engine.history``."""
-    try:
-        from engine import history as eh
-    except ImportError:
-        raise NotImplementedError("position.history: the history form needs engine.history (the replay of a "
-                                  "seat's log with hidden picks), which this build does not have yet; send "
-                                  "the observation or state_json form") from None
+    from engine import history as eh
     from engine import new_game
 
     if len(history.entries) > 100_000:
