@@ -12,6 +12,7 @@ progress are abandoned (they were not finished, so nothing is lost: a resume pla
 
 from __future__ import annotations
 
+import abc
 import multiprocessing
 import os
 import signal
@@ -125,14 +126,15 @@ def _play(job: Job) -> dict:
             "record": record.to_dict()}
 
 
-class Backend:
+class Backend(abc.ABC):
     """Runs jobs, yielding results as they finish. ``close()`` frees what it started (idempotent)."""
 
     name = "backend"
     workers = 1
 
+    @abc.abstractmethod
     def run(self, jobs: Iterable[Job]) -> Iterator[dict]:
-        raise NotImplementedError
+        """Yield each job's result as it finishes (any order)."""
 
     def close(self) -> None:
         pass

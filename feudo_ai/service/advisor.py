@@ -199,10 +199,6 @@ class AdvisorServicer:
             call.code = grpc.StatusCode.INVALID_ARGUMENT
             call.set(error=str(e))
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
-        except NotImplementedError as e:
-            call.code = grpc.StatusCode.UNIMPLEMENTED
-            call.set(error=str(e))
-            context.abort(grpc.StatusCode.UNIMPLEMENTED, str(e))
         except Exception as e:  # noqa: BLE001 - nothing a client sends may take the server down
             if isinstance(e, grpc.RpcError) or type(e).__name__ == "_AbortError":
                 raise

@@ -115,10 +115,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
                 raise ValueError(f"{args.server}: {e}") from None
     else:
         message = position if isinstance(position, gpb.Position) else position_from(position, args.seat)
-        try:
-            observed = observed_position(message, args.seat)
-        except NotImplementedError as e:
-            raise ValueError(str(e)) from None
+        observed = observed_position(message, args.seat)
         iterations = args.iterations
         options = SearchOptions(iterations=iterations, seconds=args.seconds, threads=args.threads or 1,
                                 seed=args.seed, algorithm=args.algorithm or "ismcts")
