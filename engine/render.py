@@ -164,16 +164,41 @@ def _cell_boards(game_map: GameMap, owner: Mapping[tuple[int, int], int]) -> dic
 
 
 def _fit(text: str, width: float, size: float) -> str:
-    """A ``<text>`` length attribute that squeezes ``text`` into ``width`` when it would overflow (labels stay
-    inside their cells)."""
-    approx = 0.58 * size * len(text)
-    return f' textLength="{width:.0f}" lengthAdjust="spacingAndGlyphs"' if approx > width else ""
+    """The ``font-size`` (and length) attributes of a ``<text>`` that keep ``text`` inside ``width`` (labels stay
+    inside their cells). A text that would overflow gets a smaller font, not only ``textLength``: cairosvg (the
+    PNG path) ignores ``textLength``, so squeezing alone would let the PNG overflow."""
+    approx = _CHAR_WIDTH * size * len(text)
+    if approx <= width:
+        return f' font-size="{size:g}"'
+    fitted = max(size * width / approx, 4.0)
+    return f' font-size="{fitted:.1f}" textLength="{width:.0f}" lengthAdjust="spacingAndGlyphs"'
+
+
+_CHAR_WIDTH = 0.62  # a generous average advance of a sans-serif glyph, in font sizes (bold digits and capitals)
+
+
+def _wrap(text: str, width: float, size: float) -> list[str]:
+    """``text`` cut after its commas into lines that fit ``width`` (continuation lines indented); a single part
+    too long for a line is left to :func:`_fit` to shrink."""
+    if _CHAR_WIDTH * size * len(text) <= width:
+        return [text]
+    out: list[str] = []
+    line = ""
+    for part in text.split(", "):
+        candidate = f"{line}, {part}" if line else part
+        if line and _CHAR_WIDTH * size * (len(candidate) + 1) > width:
+            out.append(line + ",")
+            line = "   " + part
+        else:
+            line = candidate
+    out.append(line)
+    return out
 
 
 def _label(x: float, y: float, text: str, size: float, width: float, fill: str = "#1b1b1b",
            weight: str = "normal") -> str:
-    return (f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" font-weight="{weight}" text-anchor="middle" '
-            f'fill="{fill}"{_fit(text, width, size)}>{escape(text)}</text>')
+    return (f'<text x="{x:.1f}" y="{y:.1f}"{_fit(text, width, size)} font-weight="{weight}" text-anchor="middle" '
+            f'fill="{fill}">{escape(text)}</text>')
 
 
 def _castle_icon(x: float, y: float, size: float, fill: str, stroke: str, dashed: bool = False, cls: str = "") -> str:
@@ -362,7 +387,8 @@ def _draw_panel(out: list[str], state: "State", seat: int | None, x: float, y: f
     lines: list[tuple[str, float, str, str]] = []  # text, size, weight, colour
 
     def add(text: str, size: float = 11, weight: str = "normal", colour: str = "#1b1b1b") -> None:
-        lines.append((text, size, weight, colour))
+        for part in _wrap(text, width, size):  # a long list of cards goes on over several lines
+            lines.append((part, size, weight, colour))
 
     turn = f"Turn {state.turn} of {rs.turns}" if state.turn else "Setup"
     if state.tiebreak:
@@ -406,8 +432,8 @@ def _draw_panel(out: list[str], state: "State", seat: int | None, x: float, y: f
     for text, size, weight, colour in lines:  # noqa: B007
         cy += size + 4
         if text:
-            out.append(f'<text x="{x:.1f}" y="{cy:.1f}" font-size="{size}" font-weight="{weight}" fill="{colour}"'
-                       f'{_fit(text, width, size)}>{escape(text)}</text>')
+            out.append(f'<text x="{x:.1f}" y="{cy:.1f}"{_fit(text, width, size)} font-weight="{weight}" '
+                       f'fill="{colour}">{escape(text)}</text>')
     _draw_legend(out, state, x, cy + 30, width)
 
 
@@ -457,7 +483,7 @@ def _draw_legend(out: list[str], state: "State", x: float, y: float, width: floa
     letters = [f"{v} {k.replace('_', ' ').title()}" for k, v in TOKEN_LETTERS.items()]
     for part in (", ".join(letters[:3]), ", ".join(letters[3:])):
         cy += 16
-        out.append(f'<text x="{x}" y="{cy}" font-size="10"{_fit(part, width, 10)}>{escape(part)}</text>')
+        out.append(f'<text x="{x}" y="{cy}"{_fit(part, width, 10)}>{escape(part)}</text>')
     cy += 16
     out.append(f'<text x="{x}" y="{cy}" font-size="10">number on a token: its current number (R1)</text>')
     cy += 18

@@ -164,3 +164,24 @@ def test_cli_render_map(tmp_path, capsys):
     svg = tmp_path / "map.svg"
     assert main(["render", "--seed", "2", "--svg", str(svg)]) == 0
     ET.fromstring(svg.read_text())
+
+
+def test_panel_text_stays_inside_the_picture_in_the_png():
+    """Labels stay inside their cells: checked on the pixels cairosvg draws (it ignores ``textLength``), not on the
+    renderer's own width estimate. The longest own-selection line (three Infantrymen, R6) must not reach the
+    right margin of the picture."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    state = _played(stop=lambda s: s.phase == Phase.REVEAL and s.turn >= 2)
+    names = [a.name for a in state.game.ruleset.army]
+    state.sel_army[0] = [n.startswith("Infantryman") for n in names]
+    state.revealed[0] = [False] * len(names)
+    svg = position_svg(state, 0)
+    assert "Infantryman 3" in svg
+    image = np.asarray(Image.open(io.BytesIO(svg_to_png(svg))).convert("RGB")).astype(int)
+    background = np.array([0xFB, 0xF8, 0xEF])
+    right_margin = image[:, -12:, :]  # the last 6 SVG units (PNG at scale 2) hold nothing but the background
+    assert (np.abs(right_margin - background).sum(axis=2) > 30).sum() == 0
