@@ -17,14 +17,16 @@ import subprocess
 import sys
 
 import pytest
+from google.protobuf import json_format
 from service_helpers import ROOT, running_server, start_process
 
 from engine.state import Phase
+from feudo.v1 import game_pb2 as gpb
 from feudo_ai.hosted_play import HostedTable
 from feudo_ai.matches.client import MatchesClient
 from feudo_ai.matches.servicer import setup_from_request
 from feudo_ai.narrate import narrate
-from feudo_ai.service.convert import observation_from_dict
+from feudo_ai.service.convert import observation_from_dict, observed_position
 
 SEATS = ["external", "greedy", "random", "ismcts:iterations=200"]
 
@@ -175,7 +177,7 @@ def test_no_server_and_bad_flags_are_one_clear_line(server):
     assert run.returncode == 2 and "--match/--token" in run.stderr
 
 
-def test_the_tables_view_is_the_servers_observation_at_every_decision():
+def test_the_tables_view_is_the_servers_observation_at_every_decision(tmp_path):
     """In process: at every decision of a whole match the position the client rebuilt from its events has exactly
     the seat's observation on the server (R22, R25), and GetObservation carries the game but not the seed."""
     with running_server() as srv:
@@ -195,6 +197,13 @@ def test_the_tables_view_is_the_servers_observation_at_every_decision():
                 assert [a for a, _ in table.choices()] == table.view.legal_actions()
                 if decisions == 3:
                     assert "visits" in table.hint()
+                    # `save FILE`: the seat's history as a feudo.v1.Position, which loads to the same view
+                    saved = tmp_path / "seat2.json"
+                    assert str(saved) in table.save(str(saved))
+                    position = json_format.Parse(saved.read_text(), gpb.Position())
+                    assert position.WhichOneof("form") == "history"
+                    loaded = observed_position(position, 2).observation
+                    assert observation_from_dict(table.game, loaded) == server_obs
                 table.play(table.choices()[0][0], lambda ls, actor, show: lines.extend(ls))
                 decisions += 1
             assert table.view.is_terminal() and table.view.phase == Phase.TERMINAL and decisions > 10
