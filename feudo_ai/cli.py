@@ -246,33 +246,40 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_play(args: argparse.Namespace) -> int:
     from .advice import SearchOptions
-    from .play import HumanSession
+    from .play import HumanSession, LocalTable, default_console
 
+    if args.match is not None or args.token is not None:
+        if args.server is None or args.match is None or args.token is None:
+            raise ValueError("--match/--token: join a hosted match with --server ADDR --match ID --token TOKEN")
+    if not args.hint_seconds > 0:
+        raise ValueError(f"--hint-seconds: expected a positive number, got {args.hint_seconds}")
+    if args.server is not None and args.match is not None:
+        if args.seat < 0:
+            raise ValueError(f"--seat: expected a seat number, got {args.seat}")
+        from .hosted_play import play_hosted  # its code: feudo_ai/hosted_play.py
+
+        return play_hosted(args, [])
     ruleset = _ruleset(args)
     if not 0 <= args.seat < args.players:
         raise ValueError(f"--seat: expected a seat in [0, {args.players}), got {args.seat}")
-    if not args.hint_seconds > 0:
-        raise ValueError(f"--hint-seconds: expected a positive number, got {args.hint_seconds}")
     names = [s.strip() for s in args.bots.split(",") if s.strip()]
     others = args.players - 1
     if len(names) == 1:
         names *= others
     if len(names) != others:
         raise ValueError(f"--bots: expected 1 or {others} bots (one per other seat), got {len(names)}")
+    if args.server is not None:  # a new match on the server: the bots are checked and run there
+        if args.ruleset is not None or args.map_file is not None:
+            raise ValueError("--ruleset/--map: a hosted match plays the packaged ruleset and map")
+        from .hosted_play import play_hosted
+
+        return play_hosted(args, names)
     state = new_fast_game(ruleset, args.players, seed=args.seed, game_map=load_map(args.map_file, seed=args.seed),
                           backend=args.backend)
     it = iter(names)
     bots = [None if p == args.seat else make_bot(next(it), args.seed * 1000 + p) for p in range(args.players)]
-    console = None
-    try:
-        from rich.console import Console
-
-        console = Console(highlight=False)
-    except ImportError:  # plain text without rich
-        pass
-    session = HumanSession(state, args.seat, bots, args.seed, SearchOptions(seconds=args.hint_seconds),
-                           console=console)
-    return session.run()
+    table = LocalTable(state, args.seat, bots, args.seed, SearchOptions(seconds=args.hint_seconds))
+    return HumanSession(table, console=default_console()).run()
 
 
 def _ask(question: str, default: str) -> str:
@@ -344,12 +351,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("play", help="play one seat against bots in the terminal",
                        description="Play one seat against bots. At your decisions type a choice's number or text, "
-                                   "or: hint (the search's advice), board, log, save FILE, help, quit.")
+                                   "or: hint (the search's advice), board, log, save FILE, help, quit. With --server "
+                                   "the match is hosted by a server (feudo serve): the bots move there, and "
+                                   "--match/--token reconnect to it.")
     _add_game_options(p)
     p.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0: Blue)")
     p.add_argument("--bots", default="ismcts",
                    help="the bots of the other seats in seat order (one name for all), with :key=value parameters")
     p.add_argument("--hint-seconds", type=float, default=1.0, help="thinking time of `hint` (default 1 s)")
+    p.add_argument("--server", default=None, help="play a match hosted by this server (host:port): a new one with "
+                                                  "--players/--bots/--seed, or --match ID --token TOKEN to join")
+    p.add_argument("--match", default=None, help="with --server: the match to join or reconnect to")
+    p.add_argument("--token", default=None, help="with --match: your seat's token (printed when the match was made)")
     p.set_defaults(func=cmd_play)
 
     p = sub.add_parser("companion", help="advice during a game on the real board: enter events, ask for hints",

@@ -4,6 +4,7 @@
     with AdvisorClient("127.0.0.1:50051") as client:
         advice = client.suggest(state, seat=2, seconds=0.5)        # a feudo_ai.Advice, as feudo_ai.advise returns
         print(advice.plan, advice.alternatives[:3], advice.beliefs)
+        client.render(state, seat=2, png=True).png                  # the board as seat 2 sees it (PNG bytes)
 
 A position is an engine ``State``/``CoreState`` (projected to the seat's observation here: hidden cards never
 leave this process), a :class:`feudo_ai.ObservedPosition`, a "feudo-state/1" JSON text (sent whole; the server
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 from typing import Any, Iterator
 
 import grpc
@@ -28,7 +30,7 @@ from feudo.v1 import game_pb2 as gpb
 from .advice import Advice
 from .service.convert import advice_from_proto, position_from, setup_from_game
 
-__all__ = ["AdvisorClient", "AdvisorError", "AnalyzeUpdate"]
+__all__ = ["AdvisorClient", "AdvisorError", "AnalyzeUpdate", "Picture"]
 
 
 class AdvisorError(Exception):
@@ -38,6 +40,16 @@ class AdvisorError(Exception):
         super().__init__(f"{code.name}: {details}")
         self.code = code
         self.details = details
+
+
+@dataclass(frozen=True)
+class Picture:
+    """A RenderPosition answer: the SVG document, its size in pixels at scale 1, and the PNG when asked."""
+
+    svg: str
+    width: int
+    height: int
+    png: bytes | None = None
 
 
 class AnalyzeUpdate:
@@ -160,6 +172,15 @@ class AdvisorClient:
         request = apb.LegalActionsRequest(position=position_from(position, seat), seat=seat)
         response = self._call(self._stub.LegalActions, request, self._timeout(timeout, 10.0))
         return [(a.id, a.text) for a in response.actions]
+
+    def render(self, position: Any, seat: int, *, png: bool = False, png_scale: float | None = None,
+               public_view: bool = False, timeout: float | None = None) -> Picture:
+        """A picture of the position as ``seat`` sees it (RenderPosition): SVG text, and PNG bytes with ``png``.
+        ``public_view`` leaves the seat's own selection out too."""
+        request = apb.RenderPositionRequest(position=position_from(position, seat), seat=seat,
+                                            public_view=public_view, png=png, png_scale=png_scale or 0.0)
+        response = self._call(self._stub.RenderPosition, request, self._timeout(timeout, 30.0))
+        return Picture(response.svg, response.width, response.height, response.png if png else None)
 
     def describe_game(self, game: Any = None, *, players: int = 4, timeout: float | None = None
                       ) -> gpb.GameDescription:

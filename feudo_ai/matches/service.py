@@ -161,6 +161,10 @@ class MatchService:
         """The match's :class:`engine.Game` (ruleset, map, players: public)."""
         return self._match(match_id).state.game
 
+    def castles_of(self, match_id: str) -> tuple[int, ...]:
+        """The Castle sites the match started with, per seat (empty: placing them is part of the match)."""
+        return tuple(self._match(match_id).setup.castles or ())
+
     def get_observation(self, match_id: str, seat: int, token: str) -> dict[str, Any]:
         m = self._match(match_id)
         self._check_seat(m, seat, token)

@@ -18,7 +18,7 @@ from feudo.v1 import game_pb2 as gpb
 from feudo.v1 import matches_pb2 as mpb
 
 from ..service.advisor import BadRequest, CallLog, safe_deserializer
-from ..service.convert import observation_from_dict
+from ..service.convert import observation_from_dict, setup_from_game
 from .errors import InvalidArgument, MatchError, ResourceExhausted
 from .service import MatchService
 from .spec import EXTERNAL, MatchSetup
@@ -202,6 +202,8 @@ class MatchesServicer:
                                                          for a in o["legal_actions"]])
         if o["current_player"] >= 0:
             resp.to_act = o["current_player"]
+        resp.setup.CopyFrom(setup_from_game(game))  # the game only: never the match seed (it draws chance)
+        resp.castle_sites.extend(self.service.castles_of(req.match_id))
         return resp
 
     def _submit(self, req: mpb.SubmitActionRequest, context: Any, call: CallLog) -> mpb.SubmitActionResponse:

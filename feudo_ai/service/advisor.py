@@ -1,4 +1,5 @@
-"""The Advisor servicer (``feudo.v1.Advisor``): DescribeGame, Suggest, Analyze, LegalActions over :func:`feudo_ai.advise`.
+"""The Advisor servicer (``feudo.v1.Advisor``): DescribeGame, Suggest, Analyze, LegalActions over :func:`feudo_ai.advise`;
+RenderPosition (``service/render.py``).
 
 Stateless: every call carries its position, so replicas are interchangeable. Behaviour under pressure:
 
@@ -159,6 +160,9 @@ class AdvisorServicer:
             "LegalActions": grpc.unary_unary_rpc_method_handler(
                 self._unary("LegalActions", self._legal), request_deserializer=safe_deserializer(
                     apb.LegalActionsRequest), response_serializer=apb.LegalActionsResponse.SerializeToString),
+            "RenderPosition": grpc.unary_unary_rpc_method_handler(
+                self._unary("RenderPosition", self._render), request_deserializer=safe_deserializer(
+                    apb.RenderPositionRequest), response_serializer=apb.RenderPositionResponse.SerializeToString),
         }
         server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, methods),))
 
@@ -387,6 +391,18 @@ class AdvisorServicer:
         out.phase = convert.phase_to_proto(root.phase)
         out.actions.extend(gpb.Action(id=a, text=root.action_to_string(a)) for a in root.legal_actions())
         return out
+
+    def _render(self, request: Any, context: grpc.ServicerContext, call: CallLog) -> apb.RenderPositionResponse:
+        from .render import render_position  # the picture's code lives in its own module
+
+        request = self._request(request)
+        call.set(seat=request.seat, form=request.position.WhichOneof("form"))
+        # any seat's view, also while another seat is to act (its hidden picks filled from the view alone)
+        observed = convert.observed_position(request.position, request.seat, placeholders=True)
+        try:
+            return render_position(request, observed)
+        except ImportError as e:  # PNG asked of a server without cairosvg
+            raise Abort(grpc.StatusCode.FAILED_PRECONDITION, f"png: this server cannot make PNG pictures ({e})")
 
     def _learn_overhead(self, call: CallLog, options: SearchOptions, advice: Advice) -> None:
         """Update the running average of the time an answer takes beyond its search's time limit."""

@@ -407,12 +407,22 @@ def check_ranges(game: Game, d: Mapping[str, Any]) -> None:
 
 
 def observed_from_observation(game: Game, obs: gpb.Observation, seat: int,
-                              path: str = "position.observation") -> ObservedPosition:
+                              path: str = "position.observation", placeholders: bool = False) -> ObservedPosition:
+    """``placeholders``: check the view with the picks hidden from the seat filled from the observation alone
+    (:func:`feudo_ai.sampler.placeholder_fields`), so that a view whose player to act is another seat loads too
+    (for a picture; a search still needs the view to load as it is)."""
     d = observation_dict(game, obs, seat, path)
     try:
         check_ranges(game, d)
         observed = ObservedPosition(game, d)
-        observed.to_state()  # the loader's consistency checks, with the message's field names in the error
+        if placeholders:
+            from engine.serialize import state_from_dict
+
+            from ..sampler import placeholder_fields
+
+            state_from_dict(game, placeholder_fields(game, d))
+        else:
+            observed.to_state()  # the loader's consistency checks, with the message's field names in the error
     except StateError as e:
         raise PositionError(_translate(str(e), path, seat)) from None
     return observed
@@ -490,8 +500,10 @@ def history_from_entries(entries: Iterable[Any], castle_sites: Iterable[int] = (
 
 
 # ------------------------------------------------------------------------------------------------ positions
-def observed_position(position: gpb.Position, seat: int, path: str = "position") -> ObservedPosition:
-    """The asking ``seat``'s view of a ``Position`` in any form. :raises PositionError: naming the field."""
+def observed_position(position: gpb.Position, seat: int, path: str = "position",
+                      placeholders: bool = False) -> ObservedPosition:
+    """The asking ``seat``'s view of a ``Position`` in any form (``placeholders``: see
+    :func:`observed_from_observation`). :raises PositionError: naming the field."""
     form = position.WhichOneof("form")
     if form is None:
         raise PositionError(f"{path}: expected one of observation, history or state_json")
@@ -514,7 +526,7 @@ def observed_position(position: gpb.Position, seat: int, path: str = "position")
     if not 0 <= seat < game.num_players:
         raise PositionError(f"seat: expected 0..{game.num_players - 1}, got {seat}")
     if form == "observation":
-        return observed_from_observation(game, position.observation, seat, f"{path}.observation")
+        return observed_from_observation(game, position.observation, seat, f"{path}.observation", placeholders)
     return observed_from_history(game, position.history, seat, f"{path}.history")
 
 
