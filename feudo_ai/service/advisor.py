@@ -23,6 +23,7 @@ one after the other. Exactly one message has ``final`` set, and it is the last.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import math
@@ -37,8 +38,9 @@ from engine import FeudoError, Phase
 from feudo.v1 import advisor_pb2 as apb
 from feudo.v1 import game_pb2 as gpb
 
-from ..advice import (DEFAULT_ITERATIONS, Advice, Alternative, ObservedPosition, SearchOptions, SearchStats,
-                      _seat_to_act, advise)
+from ..advice import (DEFAULT_ITERATIONS, Advice, Alternative, NotToAct, ObservedPosition, SearchOptions,
+                      SearchStats, advise, decision_root)
+from ..cancel import CancelEvent
 from . import convert
 from .convert import PositionError
 
@@ -112,8 +114,9 @@ def safe_deserializer(cls: Any) -> Callable[[bytes], Any]:
 class CallLog:
     """The one structured log line of a call (and its metrics)."""
 
-    def __init__(self, method: str, context: grpc.ServicerContext, metrics: Any):
-        self.started = time.monotonic()
+    def __init__(self, method: str, context: grpc.ServicerContext, metrics: Any, arrival: float | None = None):
+        # the call's clock starts when it reaches the server (see _ArrivalStamp), or now
+        self.started = time.monotonic() if arrival is None else arrival
         self.fields: dict[str, Any] = {"method": method, "peer": context.peer()}
         self.metrics = metrics
         self.code = grpc.StatusCode.OK
@@ -128,6 +131,26 @@ class CallLog:
         if self.metrics is not None:
             self.metrics.observe(self.fields["method"], self.code.name, latency, self.fields.get("iterations"),
                                  self.fields.get("search_seconds"))
+
+
+class _ArrivalStamp(grpc.GenericRpcHandler):
+    """The method handlers of one service, each call's handler given the time the call reached the server.
+
+    gRPC asks the generic handlers for a call's method in its event loop thread as the call arrives, before a
+    worker thread takes it; that moment starts the call's clock (its time budget and its logged latency), so time
+    spent waiting for a worker or for the GIL counts against the budget instead of coming on top of it."""
+
+    def __init__(self, service: str, methods: dict[str, grpc.RpcMethodHandler]):
+        self._methods = {f"/{service}/{name}": h for name, h in methods.items()}
+
+    def service(self, handler_call_details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler | None:
+        h = self._methods.get(handler_call_details.method)
+        if h is None:
+            return None
+        arrival = time.monotonic()
+        if h.unary_stream is not None:
+            return h._replace(unary_stream=functools.partial(h.unary_stream, arrival=arrival))
+        return h._replace(unary_unary=functools.partial(h.unary_unary, arrival=arrival))
 
 
 class AdvisorServicer:
@@ -160,20 +183,21 @@ class AdvisorServicer:
                 self._unary("LegalActions", self._legal), request_deserializer=safe_deserializer(
                     apb.LegalActionsRequest), response_serializer=apb.LegalActionsResponse.SerializeToString),
         }
-        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, methods),))
+        server.add_generic_rpc_handlers((_ArrivalStamp(SERVICE_NAME, methods),))
 
-    def _unary(self, method: str, fn: Callable[..., Any]) -> Callable[[Any, grpc.ServicerContext], Any]:
-        def handler(request: Any, context: grpc.ServicerContext) -> Any:
-            call = CallLog(method, context, self.metrics)
+    def _unary(self, method: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def handler(request: Any, context: grpc.ServicerContext, arrival: float | None = None) -> Any:
+            call = CallLog(method, context, self.metrics, arrival)
+            call.set(queued_ms=round((time.monotonic() - call.started) * 1000, 1))
             try:
                 return self._guard(call, context, lambda: fn(request, context, call))
             finally:
                 call.finish()
         return handler
 
-    def _stream(self, method: str, fn: Callable[..., Iterator[Any]]) -> Callable[[Any, grpc.ServicerContext], Any]:
-        def handler(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-            call = CallLog(method, context, self.metrics)
+    def _stream(self, method: str, fn: Callable[..., Iterator[Any]]) -> Callable[..., Any]:
+        def handler(request: Any, context: grpc.ServicerContext, arrival: float | None = None) -> Iterator[Any]:
+            call = CallLog(method, context, self.metrics, arrival)
             gen = None
             try:
                 gen = self._guard(call, context, lambda: fn(request, context, call))
@@ -195,6 +219,10 @@ class AdvisorServicer:
             call.code = e.code
             call.set(error=e.message)
             context.abort(e.code, e.message)
+        except NotToAct as e:  # a fine position, asked by a seat that has no decision in it
+            call.code = grpc.StatusCode.FAILED_PRECONDITION
+            call.set(error=str(e))
+            context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(e))
         except (PositionError, FeudoError, ValueError) as e:
             call.code = grpc.StatusCode.INVALID_ARGUMENT
             call.set(error=str(e))
@@ -290,8 +318,10 @@ class AdvisorServicer:
             self.metrics.in_flight(self.in_flight)
 
     @staticmethod
-    def _cancel_event(context: grpc.ServicerContext) -> threading.Event:
-        cancel = threading.Event()
+    def _cancel_event(context: grpc.ServicerContext) -> CancelEvent:
+        # a CancelEvent reaches the C search's flag without a polling thread (one per search would take the GIL
+        # every few milliseconds and slow every other call down)
+        cancel = CancelEvent()
         if not context.add_callback(cancel.set):  # the call has already ended
             cancel.set()
         return cancel
@@ -376,12 +406,16 @@ class AdvisorServicer:
     def _legal(self, request: Any, context: grpc.ServicerContext, call: CallLog) -> apb.LegalActionsResponse:
         request = self._request(request)
         observed = self._position(request.position, request.seat, call)
-        view = observed.to_state()
+        try:
+            view = convert.load_view(observed)
+        except NotToAct as e:  # a waiting seat's view the loader cannot build: who is to act, no actions
+            return apb.LegalActionsResponse(current_player=e.actor,
+                                            phase=convert.phase_to_proto(observed.observation["phase"]))
         out = apb.LegalActionsResponse(current_player=view.current_player(),
                                        phase=convert.phase_to_proto(view.phase))
         try:
-            root = _seat_to_act(view, request.seat)
-        except ValueError:
+            root = decision_root(view, request.seat)
+        except NotToAct:
             return out  # the seat has nothing to decide here
         out.seat_to_act = True
         out.phase = convert.phase_to_proto(root.phase)
