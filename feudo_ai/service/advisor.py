@@ -23,13 +23,15 @@ one after the other. Exactly one message has ``final`` set, and it is the last.
 
 from __future__ import annotations
 
+import collections
 import functools
 import json
 import logging
 import math
+import os
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterator
 
 import grpc
@@ -50,6 +52,15 @@ SERVICE_NAME = apb.DESCRIPTOR.services_by_name["Advisor"].full_name  # "feudo.v1
 NODE_BYTES = 64  # one node of the C search's pool (fast_search)
 NODES_PER_ITERATION = 6  # the trees grow by about 4 nodes an iteration (fast_search); a margin on top
 MAX_RESERVE = 0.75  # at most this share of `limits.seconds` is reserved for the answer's overhead (under load)
+# Time-bounded searches share the cores: 16 searches of 200 ms on 2 cores each get 1/8 of a core, a few thousand
+# iterations (benchmarks/service_load.py: mean_iterations), and every further one makes all answers worse; so the
+# server admits at most this many C search threads per core and answers RESOURCE_EXHAUSTED beyond (the caller
+# retries or asks another replica) rather than queueing them.
+SEARCH_THREADS_PER_CORE = 8
+RESERVE_QUANTILE = 0.95  # the reserve: this quantile of the recent answers' time after their search's end
+RESERVE_SAMPLES = 256  # recent answers the reserve is learned from
+RESERVE_DEFAULT = 0.03  # seconds reserved until RESERVE_MIN_SAMPLES answers are measured
+RESERVE_MIN_SAMPLES = 16
 ITERATIONS_PER_SECOND = 150_000  # one C worker, default playouts (benchmarks/fast_search_speed.py): an upper estimate
 
 
@@ -61,6 +72,9 @@ class ServiceConfig:
     max_seconds: float = 60.0  # per call; also the time cap of a search asked by iterations only
     max_threads: int = 2  # per search
     max_concurrent_searches: int = 16  # Suggest + Analyze running at once; beyond: RESOURCE_EXHAUSTED
+    # C search threads running at once over all searches (a search of `threads` takes that many); beyond:
+    # RESOURCE_EXHAUSTED. Default: SEARCH_THREADS_PER_CORE per core
+    max_search_threads: int = field(default_factory=lambda: SEARCH_THREADS_PER_CORE * (os.cpu_count() or 1))
     max_message_bytes: int = 1 << 20  # requests and responses
     max_nodes: int = 500_000  # node pool of one search worker (64 bytes a node: 32 MB); see pool_bytes_max
     deadline_margin: float = 0.05  # seconds kept between the end of the search and the call's deadline
@@ -73,7 +87,8 @@ class ServiceConfig:
         return self.max_concurrent_searches * self.max_threads * self.max_nodes * NODE_BYTES
 
     def __post_init__(self) -> None:
-        for name in ("max_iterations", "max_threads", "max_concurrent_searches", "max_message_bytes", "max_nodes"):
+        for name in ("max_iterations", "max_threads", "max_concurrent_searches", "max_search_threads",
+                     "max_message_bytes", "max_nodes"):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                 raise ValueError(f"{name}: expected a positive integer, got {v!r}")
@@ -160,12 +175,13 @@ class AdvisorServicer:
     def __init__(self, config: ServiceConfig | None = None, metrics: Any = None):
         self.config = config or ServiceConfig()
         self.metrics = metrics
-        self._slots = threading.BoundedSemaphore(self.config.max_concurrent_searches)
         self._lock = threading.Lock()
-        self.in_flight = 0
-        # seconds an answer takes beyond its search's time limit (conversion, the search's own set-up and
-        # labelling, waiting for the GIL under load): a running average, reserved out of `limits.seconds`
-        self.overhead = 0.02
+        self.in_flight = 0  # searches running
+        self.threads_in_flight = 0  # their C search threads
+        # seconds from a search's planned end to its call's end (the search's labelling, the answer's building
+        # and sending, waiting for the GIL and the cores under load): the recent samples, whose RESERVE_QUANTILE
+        # is reserved out of `limits.seconds` (see _options)
+        self._post_times: collections.deque[float] = collections.deque(maxlen=RESERVE_SAMPLES)
 
     # ------------------------------------------------------------------------------------------ registration
     def add_to_server(self, server: grpc.Server) -> None:
@@ -275,14 +291,19 @@ class AdvisorServicer:
                         f"limits.iterations: expected at least one per thread ({threads}), got {iterations}")
         if iterations is None and seconds is None:
             iterations = max(DEFAULT_ITERATIONS, threads)
-        if seconds is not None:  # the answer, not only the search, should take `seconds`
-            seconds = max(seconds - min(self.overhead, MAX_RESERVE * seconds), 1e-3)
+        now = time.monotonic()
+        deadline = None
+        if seconds is not None:
+            # the answer, not only the search, should take `seconds` from the call's arrival: the search ends the
+            # expected post-processing (the reserve) before that, and time spent queued counts against it
+            deadline = max(call.started + seconds - self.reserve(seconds), now + 1e-3)
+            seconds = deadline - now
         # every search is time-bounded: a search asked by iterations alone still stops at the server's time cap
         seconds = min(seconds if seconds is not None else cfg.max_seconds, cfg.max_seconds)
-        deadline = None
         remaining = context.time_remaining()
         if remaining is not None and math.isfinite(remaining) and remaining < 1e6:  # no deadline: a huge value
-            deadline = time.monotonic() + max(remaining - min(cfg.deadline_margin, remaining / 4), 0.001)
+            by_call = now + max(remaining - min(cfg.deadline_margin, remaining / 4), 0.001)
+            deadline = by_call if deadline is None else min(deadline, by_call)
         algorithm = "pimc" if limits.algorithm == apb.ALGORITHM_PIMC else "ismcts"
         # memory: each worker's node pool sized to what it can do within the limits, never beyond the cap
         per_worker = (iterations // threads) if iterations is not None else 10**12
@@ -300,20 +321,28 @@ class AdvisorServicer:
         call.set(phase=Phase(int(observed.observation["phase"])).name, turn=observed.observation["turn"])
         return observed
 
-    def _slot(self) -> None:
-        if not self._slots.acquire(blocking=False):
-            raise Abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                        f"{self.config.max_concurrent_searches} searches are already running on this server (its "
-                        f"cap); retry later or ask another replica")
+    def _slot(self, threads: int) -> None:
+        """Admit a search of ``threads`` C threads, or :raises Abort: RESOURCE_EXHAUSTED (never a queue)."""
+        cfg = self.config
         with self._lock:
+            if self.in_flight >= cfg.max_concurrent_searches:
+                raise Abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                            f"{cfg.max_concurrent_searches} searches are already running on this server (its cap); "
+                            f"retry later or ask another replica")
+            if self.threads_in_flight + threads > cfg.max_search_threads:
+                raise Abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                            f"{self.threads_in_flight} search threads are running on this server and {threads} more "
+                            f"would pass its cap of {cfg.max_search_threads} (what its cores serve); retry later or "
+                            f"ask another replica")
             self.in_flight += 1
+            self.threads_in_flight += threads
         if self.metrics is not None:
             self.metrics.in_flight(self.in_flight)
 
-    def _release(self) -> None:
+    def _release(self, threads: int) -> None:
         with self._lock:
             self.in_flight -= 1
-        self._slots.release()
+            self.threads_in_flight -= threads
         if self.metrics is not None:
             self.metrics.in_flight(self.in_flight)
 
@@ -348,13 +377,13 @@ class AdvisorServicer:
         observed = self._position(request.position, request.seat, call)
         options = self._options(request.limits, context, call)
         convert.check_decision(observed)
-        self._slot()
+        self._slot(options.threads)
         try:
             advice = advise(observed, request.seat, options, cancel=self._cancel_event(context))
         finally:
-            self._release()
+            self._release(options.threads)
         response = apb.SuggestResponse(advice=convert.advice_to_proto(advice))
-        self._learn_overhead(call, options, advice)
+        self._learn_post_time(context, options, advice)
         self._log_advice(call, advice)
         return response
 
@@ -368,7 +397,7 @@ class AdvisorServicer:
             raise Abort(grpc.StatusCode.INVALID_ARGUMENT,
                         f"interval_seconds: expected a non-negative finite number, got {interval}")
         interval = max(interval or self.config.default_interval, self.config.min_interval)
-        self._slot()
+        self._slot(options.threads)
         released = False
         try:
             cancel = self._cancel_event(context)
@@ -391,7 +420,7 @@ class AdvisorServicer:
                 advice = merged.advice(time.monotonic() - started,
                                        "cancelled" if cancel.is_set() else None)
                 if final:
-                    self._release()
+                    self._release(options.threads)
                     released = True
                     self._log_advice(call, advice)
                     call.set(updates=update + 1)
@@ -401,7 +430,7 @@ class AdvisorServicer:
                 update += 1
         finally:
             if not released:
-                self._release()
+                self._release(options.threads)
 
     def _legal(self, request: Any, context: grpc.ServicerContext, call: CallLog) -> apb.LegalActionsResponse:
         request = self._request(request)
@@ -422,16 +451,31 @@ class AdvisorServicer:
         out.actions.extend(gpb.Action(id=a, text=root.action_to_string(a)) for a in root.legal_actions())
         return out
 
-    def _learn_overhead(self, call: CallLog, options: SearchOptions, advice: Advice) -> None:
-        """Update the running average of the time an answer takes beyond its search's time limit."""
-        if advice.stats.stopped_by != "time" or options.seconds is None:
-            return
-        end = call.started + options.seconds
-        if options.deadline is not None:
-            end = min(end, options.deadline)
-        sample = min(max(time.monotonic() - end, 0.0), 5.0)
+    def reserve(self, seconds: float) -> float:
+        """Seconds reserved out of a budget of ``seconds`` for what follows the search: the RESERVE_QUANTILE of
+        the recent answers' post-search times (RESERVE_DEFAULT before enough are measured), at most
+        MAX_RESERVE of the budget."""
         with self._lock:
-            self.overhead = 0.8 * self.overhead + 0.2 * sample
+            samples = sorted(self._post_times)
+        if len(samples) < RESERVE_MIN_SAMPLES:
+            expected = RESERVE_DEFAULT
+        else:
+            expected = samples[min(int(RESERVE_QUANTILE * len(samples)), len(samples) - 1)]
+        return min(expected, MAX_RESERVE * seconds)
+
+    def _learn_post_time(self, context: grpc.ServicerContext, options: SearchOptions, advice: Advice) -> None:
+        """Measure, when the call has ended (its status sent), the time since its search's planned end: one sample
+        of the post-processing the reserve covers. Only searches that ran to their time limit say it."""
+        if advice.stats.stopped_by != "time" or options.deadline is None:
+            return
+        planned_end = options.deadline
+
+        def ended() -> None:
+            sample = min(max(time.monotonic() - planned_end, 0.0), 5.0)
+            with self._lock:
+                self._post_times.append(sample)
+
+        context.add_callback(ended)
 
     @staticmethod
     def _log_advice(call: CallLog, advice: Advice) -> None:
