@@ -59,6 +59,7 @@ MAX_ITERATIONS = 100_000_000
 MAX_SECONDS = 3600.0
 MAX_THREADS = 64
 MAX_PLAYOUT_TURNS = 200  # the longest game: 100 regular turns + 100 tie-break turns
+MAX_NICE = 19  # the largest nice increment (Linux: nice values run from -20 to 19)
 MAX_C = 100.0  # UCB exploration constant (rewards are in [0, 1])
 MAX_TEMPERATURE = 1e6
 NODE_BYTES = 64  # one node of the C search (feudo_ai._search.node_bytes(), checked by the tests)
@@ -106,6 +107,10 @@ class SearchOptions:
     worlds: int = 8  # PIMC: determinizations per worker
     max_nodes: int | None = None  # node pool per worker; None: sized to the budget
     engine: str = "core"  # backend="python" only: worlds on the Cython core ("core") or the reference ("reference")
+    # C backend, Linux: the search's worker threads run this much nicer (lower OS priority) than the caller, on
+    # threads of their own; a server sets it so that its threads answering calls are served first and its
+    # searches take the rest of the cores (0: the search runs on the calling thread, as usual)
+    nice: int = 0
 
     def __post_init__(self) -> None:
         self.validate()
@@ -137,6 +142,8 @@ class SearchOptions:
         if not _is_int(self.playout_turns) or not 0 <= self.playout_turns <= MAX_PLAYOUT_TURNS:
             raise ValueError(f"playout_turns: expected an integer in [0, {MAX_PLAYOUT_TURNS}], got "
                              f"{self.playout_turns!r}")
+        if not _is_int(self.nice) or not 0 <= self.nice <= MAX_NICE:
+            raise ValueError(f"nice: expected an integer in [0, {MAX_NICE}], got {self.nice!r}")
         if not _is_real(self.c) or not 0 <= self.c <= MAX_C:
             raise ValueError(f"c: expected a number in [0, {MAX_C:g}], got {self.c!r}")
         if not _is_real(self.exp3_gamma) or not 0 < self.exp3_gamma <= 1:

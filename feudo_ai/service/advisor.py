@@ -78,6 +78,10 @@ class ServiceConfig:
     max_message_bytes: int = 1 << 20  # requests and responses
     max_nodes: int = 500_000  # node pool of one search worker (64 bytes a node: 32 MB); see pool_bytes_max
     deadline_margin: float = 0.05  # seconds kept between the end of the search and the call's deadline
+    # the search threads run this much nicer than the threads that answer calls (SearchOptions.nice): under load
+    # the cores serve the calls' Python first (parsing, checking, the answer), which holds the GIL, and the
+    # searches take the rest; 0: same priority
+    search_nice: int = 10
     default_interval: float = 0.5  # Analyze updates when the request gives none
     min_interval: float = 0.05
 
@@ -98,6 +102,9 @@ class ServiceConfig:
                 raise ValueError(f"{name}: expected a non-negative number, got {v!r}")
         if self.max_nodes < 16:
             raise ValueError("max_nodes: expected at least 16")
+        if not isinstance(self.search_nice, int) or isinstance(self.search_nice, bool) or \
+                not 0 <= self.search_nice <= 19:
+            raise ValueError(f"search_nice: expected an integer in [0, 19], got {self.search_nice!r}")
 
 
 class Abort(Exception):
@@ -313,7 +320,8 @@ class AdvisorServicer:
         call.set(budget={"iterations": iterations, "seconds": round(seconds, 3), "threads": threads,
                          "deadline_s": None if deadline is None else round(deadline - time.monotonic(), 3)})
         return SearchOptions(iterations=iterations, seconds=seconds, deadline=deadline, threads=threads,
-                             seed=int(limits.seed), algorithm=algorithm, max_nodes=max_nodes)
+                             seed=int(limits.seed), algorithm=algorithm, max_nodes=max_nodes,
+                             nice=cfg.search_nice)
 
     def _position(self, position: gpb.Position, seat: int, call: CallLog) -> ObservedPosition:
         call.set(seat=seat, form=position.WhichOneof("form"))

@@ -239,6 +239,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-search-threads", type=int, default=d.max_search_threads,
                    help=f"C search threads at once over all searches (a search of N threads takes N); beyond: "
                         f"RESOURCE_EXHAUSTED (default {d.max_search_threads}: 8 per core)")
+    p.add_argument("--search-nice", type=int, default=d.search_nice,
+                   help=f"search threads run this much nicer (Linux) than the threads answering calls, so that "
+                        f"answers are not starved by searches (0-19, default {d.search_nice})")
     p.add_argument("--max-threads", type=int, default=d.max_threads, help=f"threads per search (default {d.max_threads})")
     p.add_argument("--max-seconds", type=float, default=d.max_seconds,
                    help=f"seconds per search (default {d.max_seconds:g})")
@@ -278,7 +281,7 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
         raise ValueError(f"--max-watch-streams: expected a positive integer, got {args.max_watch_streams}")
     config = ServiceConfig(max_iterations=args.max_iterations, max_seconds=args.max_seconds,
                            max_threads=args.max_threads, max_concurrent_searches=args.max_concurrent,
-                           max_search_threads=args.max_search_threads,
+                           max_search_threads=args.max_search_threads, search_nice=args.search_nice,
                            max_message_bytes=args.max_message_bytes, max_nodes=args.max_nodes)
     return ServerSettings(address=args.address, config=config, tls_cert=_read(args.tls_cert, "--tls-cert"),
                           tls_key=_read(args.tls_key, "--tls-key"), token=token, metrics_port=args.metrics_port,
