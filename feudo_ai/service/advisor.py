@@ -299,11 +299,12 @@ class AdvisorServicer:
         if iterations is None and seconds is None:
             iterations = max(DEFAULT_ITERATIONS, threads)
         now = time.monotonic()
-        deadline = None
+        deadline = reserve = None
         if seconds is not None:
             # the answer, not only the search, should take `seconds` from the call's arrival: the search ends the
             # expected post-processing (the reserve) before that, and time spent queued counts against it
-            deadline = max(call.started + seconds - self.reserve(seconds), now + 1e-3)
+            reserve = self.reserve(seconds)
+            deadline = max(call.started + seconds - reserve, now + 1e-3)
             seconds = deadline - now
         # every search is time-bounded: a search asked by iterations alone still stops at the server's time cap
         seconds = min(seconds if seconds is not None else cfg.max_seconds, cfg.max_seconds)
@@ -318,16 +319,19 @@ class AdvisorServicer:
         per_worker = min(per_worker, int(time_left * ITERATIONS_PER_SECOND) + 1)
         max_nodes = max(4096, min(cfg.max_nodes, per_worker * NODES_PER_ITERATION))
         call.set(budget={"iterations": iterations, "seconds": round(seconds, 3), "threads": threads,
+                         "reserve_s": None if reserve is None else round(reserve, 3),
                          "deadline_s": None if deadline is None else round(deadline - time.monotonic(), 3)})
         return SearchOptions(iterations=iterations, seconds=seconds, deadline=deadline, threads=threads,
                              seed=int(limits.seed), algorithm=algorithm, max_nodes=max_nodes,
                              nice=cfg.search_nice)
 
-    def _position(self, position: gpb.Position, seat: int, call: CallLog) -> ObservedPosition:
+    def _position(self, position: gpb.Position, seat: int, call: CallLog) -> tuple[ObservedPosition, str | None]:
+        """The seat's view of the request's position, its structure checked, and the field path the loader's
+        errors are named with: the engine's loader checks it once, in convert.load_view / check_decision."""
         call.set(seat=seat, form=position.WhichOneof("form"))
-        observed = convert.observed_position(position, seat)
+        observed = convert.observed_position(position, seat, check=False)
         call.set(phase=Phase(int(observed.observation["phase"])).name, turn=observed.observation["turn"])
-        return observed
+        return observed, convert.loader_path(position)
 
     def _slot(self, threads: int) -> None:
         """Admit a search of ``threads`` C threads, or :raises Abort: RESOURCE_EXHAUSTED (never a queue)."""
@@ -382,9 +386,9 @@ class AdvisorServicer:
 
     def _suggest(self, request: Any, context: grpc.ServicerContext, call: CallLog) -> apb.SuggestResponse:
         request = self._request(request)
-        observed = self._position(request.position, request.seat, call)
+        observed, path = self._position(request.position, request.seat, call)
         options = self._options(request.limits, context, call)
-        convert.check_decision(observed)
+        convert.check_decision(observed, path)
         self._slot(options.threads)
         try:
             advice = advise(observed, request.seat, options, cancel=self._cancel_event(context))
@@ -397,9 +401,9 @@ class AdvisorServicer:
 
     def _analyze(self, request: Any, context: grpc.ServicerContext, call: CallLog) -> Iterator[apb.AnalyzeResponse]:
         request = self._request(request)
-        observed = self._position(request.position, request.seat, call)
+        observed, path = self._position(request.position, request.seat, call)
         options = self._options(request.limits, context, call)
-        convert.check_decision(observed)
+        convert.check_decision(observed, path)
         interval = request.interval_seconds
         if not math.isfinite(interval) or interval < 0:
             raise Abort(grpc.StatusCode.INVALID_ARGUMENT,
@@ -442,9 +446,9 @@ class AdvisorServicer:
 
     def _legal(self, request: Any, context: grpc.ServicerContext, call: CallLog) -> apb.LegalActionsResponse:
         request = self._request(request)
-        observed = self._position(request.position, request.seat, call)
+        observed, path = self._position(request.position, request.seat, call)
         try:
-            view = convert.load_view(observed)
+            view = convert.load_view(observed, path)
         except NotToAct as e:  # a waiting seat's view the loader cannot build: who is to act, no actions
             return apb.LegalActionsResponse(current_player=e.actor,
                                             phase=convert.phase_to_proto(observed.observation["phase"]))

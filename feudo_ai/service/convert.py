@@ -408,17 +408,20 @@ def check_ranges(game: Game, d: Mapping[str, Any]) -> None:
 
 
 def observed_from_observation(game: Game, obs: gpb.Observation, seat: int,
-                              path: str = "position.observation") -> ObservedPosition:
+                              path: str = "position.observation", check: bool = True) -> ObservedPosition:
+    """The seat's :class:`ObservedPosition` of a structured observation; with ``check``, through the engine's
+    loader too (else the caller does it with :func:`load_view`, which gives the same errors)."""
     d = observation_dict(game, obs, seat, path)
-    observed = None
     try:
         check_ranges(game, d)
         observed = ObservedPosition(game, d)
-        observed.to_state()  # the loader's consistency checks, with the message's field names in the error
     except StateError as e:
-        if observed is not None and _waiting_for(observed) is not None:
-            return observed  # a waiting seat's view: consistent as far as the seat can know (see load_view)
         raise PositionError(_translate(str(e), path, seat)) from None
+    if check:
+        try:
+            load_view(observed, path)  # the loader's consistency checks, with the message's field names
+        except NotToAct:
+            pass  # a waiting seat's view: consistent as far as the seat can know (see load_view)
     return observed
 
 
@@ -445,7 +448,7 @@ def _waiting_for(observed: ObservedPosition) -> int | None:
     return None if actor == observed.seat else actor
 
 
-def load_view(observed: ObservedPosition) -> Any:
+def load_view(observed: ObservedPosition, path: str | None = None) -> Any:
     """The seat's view through the engine's loader (:meth:`ObservedPosition.to_state`), for a seat that may be
     waiting.
 
@@ -456,6 +459,8 @@ def load_view(observed: ObservedPosition) -> Any:
     player to act, and the placeholder state goes no further: it never reaches a search, where it could plan a
     reveal of a card the seat did not select.
 
+    :param path: the field path of a structured observation (the loader's field names are translated to the
+        message's in the error); None: the view of a state or history.
     :raises NotToAct: (:func:`not_to_act`) the seat waits for another player or chance.
     :raises PositionError: the position is inconsistent.
     """
@@ -464,16 +469,18 @@ def load_view(observed: ObservedPosition) -> Any:
     except StateError as e:
         actor = _waiting_for(observed)
         if actor is None:
+            if path is not None:
+                raise PositionError(_translate(str(e), path, observed.seat)) from None
             raise PositionError(f"position: inconsistent ({e})") from None
         raise not_to_act(observed.seat, actor) from None
 
 
-def check_decision(observed: ObservedPosition) -> Any:
+def check_decision(observed: ObservedPosition, path: str | None = None) -> Any:
     """The root the search will start from (the seat's pending decision), checked to be one the engine can
     search: the seat has a decision (:raises NotToAct: otherwise, see :func:`not_to_act`) and the reference rules
     and the compiled core agree on its legal actions, which are not empty (:raises PositionError: an inconsistent
     position, e.g. a token list that passes every field check but leaves the player to act without a move)."""
-    view = load_view(observed)
+    view = load_view(observed, path)
     try:
         root = decision_root(view, observed.seat)
     except NotToAct as e:
@@ -541,8 +548,11 @@ def history_from_entries(entries: Iterable[Any], castle_sites: Iterable[int] = (
 
 
 # ------------------------------------------------------------------------------------------------ positions
-def observed_position(position: gpb.Position, seat: int, path: str = "position") -> ObservedPosition:
-    """The asking ``seat``'s view of a ``Position`` in any form. :raises PositionError: naming the field."""
+def observed_position(position: gpb.Position, seat: int, path: str = "position",
+                      check: bool = True) -> ObservedPosition:
+    """The asking ``seat``'s view of a ``Position`` in any form. :raises PositionError: naming the field.
+    ``check=False`` leaves the engine loader's check of a structured observation to the caller's
+    :func:`load_view` / :func:`check_decision` with :func:`loader_path` (the service: one load, not two)."""
     form = position.WhichOneof("form")
     if form is None:
         raise PositionError(f"{path}: expected one of observation, history or state_json")
@@ -565,8 +575,13 @@ def observed_position(position: gpb.Position, seat: int, path: str = "position")
     if not 0 <= seat < game.num_players:
         raise PositionError(f"seat: expected 0..{game.num_players - 1}, got {seat}")
     if form == "observation":
-        return observed_from_observation(game, position.observation, seat, f"{path}.observation")
+        return observed_from_observation(game, position.observation, seat, f"{path}.observation", check)
     return observed_from_history(game, position.history, seat, f"{path}.history")
+
+
+def loader_path(position: gpb.Position, path: str = "position") -> str | None:
+    """The path :func:`load_view` names fields with for this position's form (None: not a structured one)."""
+    return f"{path}.observation" if position.WhichOneof("form") == "observation" else None
 
 
 def position_from(position: Any, seat: int) -> gpb.Position:
