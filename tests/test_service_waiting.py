@@ -133,3 +133,21 @@ def test_load_view_names_the_player_to_act_and_keeps_placeholders_out():
                 convert.load_view(observed)
             assert (e.value.seat, e.value.actor) == (seat, actor)
             assert str(e.value) == f"seat {seat} is not to act; seat {actor} is"
+
+
+def test_feudo_advise_in_process_tells_a_waiting_seat_who_is_to_act(tmp_path):
+    import subprocess
+    import sys
+
+    from service_helpers import ROOT
+
+    state = reveal_positions(2)[0]
+    actor = state.current_player()
+    path = tmp_path / "reveal.json"
+    path.write_text(state.to_json())
+    base = [sys.executable, "-m", "feudo_ai", "advise", str(path), "--iterations", "100", "--seat"]
+    waiting = subprocess.run(base + [str(1 - actor)], capture_output=True, text=True, cwd=str(ROOT), timeout=120)
+    assert waiting.returncode == 2 and "Traceback" not in waiting.stderr
+    assert f"seat {1 - actor} is not to act; seat {actor} is" in waiting.stderr
+    to_act = subprocess.run(base + [str(actor)], capture_output=True, text=True, cwd=str(ROOT), timeout=120)
+    assert to_act.returncode == 0 and to_act.stdout.startswith(f"seat {actor} plan: reveal ")
