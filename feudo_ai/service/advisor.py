@@ -4,11 +4,20 @@ Stateless: every call carries its position, so replicas are interchangeable. Beh
 
 - every limit of a request is checked against the server's caps (:class:`ServiceConfig`): a bad value (zero, NaN,
   negative) is ``INVALID_ARGUMENT``, one beyond a cap ``RESOURCE_EXHAUSTED``; so is a search beyond the cap on
-  concurrent searches (no queue grows without bound: the caller retries, or asks another replica);
+  concurrent searches or on the C search threads they run (``max_search_threads``, 8 per core): no queue grows
+  without bound, the caller retries or asks another replica;
+- ``limits.seconds`` is the time of the answer from the call's arrival (stamped in gRPC's event loop): the search
+  ends a reserve before it, the 95th percentile of the recent calls' time from the search's end to the call's
+  end (see :meth:`AdvisorServicer.reserve`), so time spent queued and answering comes out of the search;
 - the call's gRPC deadline is one more limit: the search ends ``deadline_margin`` before it (or a quarter of the
   time left, whichever is less) so the answer arrives in time;
-- a cancelled call (client cancel, deadline, disconnect) sets the search's cancel Event from gRPC's termination
-  callback: the C search polls it and stops within milliseconds;
+- the search threads run ``search_nice`` steps nicer (Linux) than the threads answering calls, whose Python holds
+  the GIL: under load the cores serve that first and the searches take the rest;
+- a seat with no decision in the position (another seat is to act) is ``FAILED_PRECONDITION`` naming the seat to
+  act; LegalActions answers it with no actions and the player to act;
+- a cancelled call (client cancel, deadline, disconnect) sets the search's :class:`~feudo_ai.cancel.CancelEvent`
+  from gRPC's termination callback, which sets the C search's flag at once (no polling thread): the search stops
+  within milliseconds;
 - each search runs on its call's worker thread with the GIL released by the C search, so the other calls (health,
   DescribeGame, other searches) go on; the node pool of each search worker is sized to its budget and capped
   (``max_nodes``), so memory per search is bounded;
