@@ -5,10 +5,14 @@
 Starts ``server.py`` on a free loopback port (unless ``--address`` names a running server), builds Suggest requests
 on varied positions (every decision phase of seeded random 2-, 3- and 4-player games, asked by the player to act),
 then ``--clients`` threads each send one request after another (one gRPC channel each, call deadline = budget +
-1 s) for ``--duration`` seconds after a warm-up. Prints latency percentiles (client side, whole call), throughput,
-errors by status code, mean iterations per answer, and the server's resident memory after the warm-up and at the
-end. Targets (issue 11): zero errors, p99 <= 300 ms, RSS growth <= 10 %. The load average before the run is
-reported: other processes on the machine take CPU from the searches. Not a test: nothing here asserts.
+1 s) for ``--duration`` seconds after a warm-up. The warm-up lasts ``--warmup`` seconds and at least until every
+position has been answered once (so the server's caches, its thread pool's threads and their malloc arenas have
+all been used); the server's resident memory (RSS) is read at its end and then every half second, and its
+growth is reported over the measured period and over its second half alone (a leak keeps growing there, a
+warm-up effect does not). Prints latency percentiles (client side, whole call), throughput, errors by status
+code, mean iterations per answer, the RSS, and the machine's load average before and after the run (other
+processes take CPU from the searches: iterations per answer drop and latency spreads when it is above the number
+of cores). Targets (issue 11): zero errors, p99 <= 300 ms, RSS growth <= 10 %. Not a test: nothing here asserts.
 """
 
 from __future__ import annotations
@@ -73,6 +77,17 @@ def rss_mb(pid: int) -> float | None:
     return None
 
 
+def rss_report(start: float | None, end: float | None, samples: list[float]) -> dict:
+    """The server's RSS after the warm-up, at the end and at its highest, its growth over the measured period
+    and over the period's second half (a leak keeps growing there; a warm-up effect has levelled off)."""
+    if not start or not end:
+        return {"after_warmup": None, "end": None, "max": None, "growth_pct": None, "second_half_growth_pct": None}
+    half = samples[len(samples) // 2] if samples else start
+    return {"after_warmup": round(start, 1), "end": round(end, 1), "max": round(max(samples + [start, end]), 1),
+            "growth_pct": round(100 * (end - start) / start, 1),
+            "second_half_growth_pct": round(100 * (end - half) / half, 1) if half else None}
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -82,7 +97,9 @@ def free_port() -> int:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--duration", type=float, default=60.0, help="seconds of measured load (default 60)")
-    ap.add_argument("--warmup", type=float, default=3.0, help="seconds of load before measuring (default 3)")
+    ap.add_argument("--warmup", type=float, default=10.0,
+                    help="seconds of load before measuring, and at least until every position was answered once "
+                         "(default 10)")
     ap.add_argument("--clients", type=int, default=16, help="concurrent clients (default 16)")
     ap.add_argument("--budget-ms", type=float, default=200.0, help="search time per request (default 200 ms)")
     ap.add_argument("--address", default=None, help="a running Advisor (default: start server.py here)")
@@ -106,7 +123,7 @@ def main() -> int:
         proc = subprocess.Popen([sys.executable, os.path.join(ROOT, "server.py"), "--address", address,
                                  "--max-concurrent", str(max(16, args.clients)), "--log-level", "WARNING"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    load_before = os.getloadavg()[0]
+    load_before = os.getloadavg()
     channels = [grpc.insecure_channel(address) for _ in range(args.clients)]
     try:
         grpc.channel_ready_future(channels[0]).result(timeout=30)
@@ -115,34 +132,50 @@ def main() -> int:
         lock = threading.Lock()
         results: list[tuple[float, str, int]] = []  # (latency, status, iterations), measured phase only
         phase = {"measure": False, "stop": False}
+        answered: set[int] = set()  # positions answered during the warm-up
+        warmup_requests = [0]
 
         def client(i: int) -> None:
             stub = apb_grpc.AdvisorStub(channels[i])
             rng = random.Random(i)
             while not phase["stop"]:
-                req = rng.choice(reqs)
+                k = rng.randrange(len(reqs))
                 t = time.perf_counter()
                 try:
-                    resp = stub.Suggest(req, timeout=budget + 1.0)
+                    resp = stub.Suggest(reqs[k], timeout=budget + 1.0)
                     status, its = "OK", resp.advice.stats.iterations
                 except grpc.RpcError as e:
                     status, its = e.code().name, 0
                 lat = time.perf_counter() - t
-                if phase["measure"]:
-                    with lock:
+                with lock:
+                    if phase["measure"]:
                         results.append((lat, status, its))
+                    else:
+                        warmup_requests[0] += 1
+                        if status == "OK":
+                            answered.add(k)
 
         threads = [threading.Thread(target=client, args=(i,), daemon=True) for i in range(args.clients)]
+        warm_start = time.perf_counter()
         for th in threads:
             th.start()
         time.sleep(args.warmup)
+        while len(answered) < len(reqs) and time.perf_counter() - warm_start < args.warmup + 120:
+            time.sleep(0.1)
+        warmup = {"seconds": round(time.perf_counter() - warm_start, 1), "requests": warmup_requests[0],
+                  "positions_answered": len(answered)}
+        rss_samples: list[float] = []
         rss_start = rss_mb(proc.pid) if proc else None
         phase["measure"] = True
         started = time.perf_counter()
-        time.sleep(args.duration)
+        while time.perf_counter() - started < args.duration:
+            time.sleep(min(0.5, max(args.duration - (time.perf_counter() - started), 0)))
+            if proc is not None:
+                rss_samples.append(rss_mb(proc.pid) or 0.0)
         phase["measure"] = False
         elapsed = time.perf_counter() - started
         rss_end = rss_mb(proc.pid) if proc else None
+        load_after = os.getloadavg()
         phase["stop"] = True
         for th in threads:
             th.join(budget + 5)
@@ -167,11 +200,11 @@ def main() -> int:
                                                                                 ("p99", 99))}
         | {"max": round(float(lat.max()), 1)},
         "mean_iterations": round(float(np.mean([r[2] for r in ok])), 1) if ok else 0,
-        "server_rss_mb": {"after_warmup": None if rss_start is None else round(rss_start, 1),
-                          "end": None if rss_end is None else round(rss_end, 1),
-                          "growth_pct": None if not (rss_start and rss_end) else
-                          round(100 * (rss_end - rss_start) / rss_start, 1)},
-        "cpus": os.cpu_count(), "load_average_before": round(load_before, 2),
+        "warmup": warmup,
+        "server_rss_mb": rss_report(rss_start, rss_end, rss_samples),
+        "cpus": os.cpu_count(),
+        "load_average": {"before_1min": round(load_before[0], 2), "after_1min": round(load_after[0], 2),
+                         "after_5min": round(load_after[1], 2)},
     }
     if args.json:
         print(json.dumps(out, indent=2))

@@ -110,16 +110,27 @@ class ActionLayout:
 
     def ranges(self) -> list[tuple[str, int, int]]:
         """(name, first, size) of every range, in order."""
-        names = ["PASS", "PLACE", "ORDER", "SELECT", "TRADE", "REVEAL", "MOVE", "CHARM", "INFECT", "MARCH",
-                 "ATTACK", "JOIN", "ADVANCE", "CHANCE_PLAYER", "PLAGUE"]
-        starts = [0] + [getattr(self, n) for n in names[1:]] + [self.num_distinct_actions]
-        return [(n, starts[i], starts[i + 1] - starts[i]) for i, n in enumerate(names)]
+        return list(self._ranges())
+
+    def _ranges(self) -> tuple[tuple[str, int, int], ...]:
+        # computed once per layout: every offset is a chain of the properties above, and decode (every
+        # action_to_string) needs them all; the layout is frozen, so the cache cannot go stale
+        cached = self.__dict__.get("_ranges_cache")
+        if cached is None:
+            names = ["PASS", "PLACE", "ORDER", "SELECT", "TRADE", "REVEAL", "MOVE", "CHARM", "INFECT", "MARCH",
+                     "ATTACK", "JOIN", "ADVANCE", "CHANCE_PLAYER", "PLAGUE"]
+            starts = [0] + [getattr(self, n) for n in names[1:]] + [self.num_distinct_actions]
+            cached = tuple((n, starts[i], starts[i + 1] - starts[i]) for i, n in enumerate(names))
+            object.__setattr__(self, "_ranges_cache", cached)
+        return cached
 
     def decode(self, action: int) -> tuple[str, int]:
         """(range name, offset within the range) of an action int; ValueError if out of range."""
-        if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < self.num_distinct_actions:
-            raise ValueError(f"action {action!r} is not in [0, {self.num_distinct_actions})")
-        for name, first, size in self.ranges():
+        ranges = self._ranges()
+        end = ranges[-1][1] + ranges[-1][2]  # num_distinct_actions
+        if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < end:
+            raise ValueError(f"action {action!r} is not in [0, {end})")
+        for name, first, size in ranges:
             if first <= action < first + size:
                 return name, action - first
         raise AssertionError("unreachable")  # the ranges tile [0, num_distinct_actions)

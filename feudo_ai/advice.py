@@ -45,7 +45,8 @@ from engine.state import CHANCE, TERMINAL, Game, Phase, State
 __all__ = [
     "ALGORITHMS", "BACKENDS", "ENGINES", "PLAYOUTS", "SAMPLERS", "DEFAULT_ITERATIONS", "MAX_SEARCH_BYTES",
     "SearchOptions", "Alternative",
-    "PlannedAction", "CardBelief", "SearchStats", "Advice", "ObservedPosition", "advise",
+    "PlannedAction", "CardBelief", "SearchStats", "Advice", "ObservedPosition", "NotToAct", "decision_root",
+    "advise",
 ]
 
 ALGORITHMS = ("ismcts", "pimc")
@@ -58,6 +59,7 @@ MAX_ITERATIONS = 100_000_000
 MAX_SECONDS = 3600.0
 MAX_THREADS = 64
 MAX_PLAYOUT_TURNS = 200  # the longest game: 100 regular turns + 100 tie-break turns
+MAX_NICE = 19  # the largest nice increment (Linux: nice values run from -20 to 19)
 MAX_C = 100.0  # UCB exploration constant (rewards are in [0, 1])
 MAX_TEMPERATURE = 1e6
 NODE_BYTES = 64  # one node of the C search (feudo_ai._search.node_bytes(), checked by the tests)
@@ -105,6 +107,10 @@ class SearchOptions:
     worlds: int = 8  # PIMC: determinizations per worker
     max_nodes: int | None = None  # node pool per worker; None: sized to the budget
     engine: str = "core"  # backend="python" only: worlds on the Cython core ("core") or the reference ("reference")
+    # C backend, Linux: the search's worker threads run this much nicer (lower OS priority) than the caller, on
+    # threads of their own; a server sets it so that its threads answering calls are served first and its
+    # searches take the rest of the cores (0: the search runs on the calling thread, as usual)
+    nice: int = 0
 
     def __post_init__(self) -> None:
         self.validate()
@@ -136,6 +142,8 @@ class SearchOptions:
         if not _is_int(self.playout_turns) or not 0 <= self.playout_turns <= MAX_PLAYOUT_TURNS:
             raise ValueError(f"playout_turns: expected an integer in [0, {MAX_PLAYOUT_TURNS}], got "
                              f"{self.playout_turns!r}")
+        if not _is_int(self.nice) or not 0 <= self.nice <= MAX_NICE:
+            raise ValueError(f"nice: expected an integer in [0, {MAX_NICE}], got {self.nice!r}")
         if not _is_real(self.c) or not 0 <= self.c <= MAX_C:
             raise ValueError(f"c: expected a number in [0, {MAX_C:g}], got {self.c!r}")
         if not _is_real(self.exp3_gamma) or not 0 < self.exp3_gamma <= 1:
@@ -346,15 +354,32 @@ def _selection_pending(view: State, seat: int) -> bool:
     return view.phase == Phase.SELECT and view.active[seat] and not view.sel_done[seat]
 
 
-def _seat_to_act(view: State, seat: int) -> State:
-    """``view`` with ``seat`` the player to act. Only the Strategy phase allows asking out of turn: the players
-    before the seat in seat order who have not finished selecting are marked done (their whole selection is then
-    hidden and drawn by the determinization, which they could not see anyway)."""
+class NotToAct(ValueError):
+    """``seat`` has no decision pending in the position: ``actor`` is to act (a player, or ``engine.CHANCE`` /
+    ``engine.TERMINAL``). A ``ValueError``, so callers of :func:`advise` need not tell it apart; the Advisor
+    service answers it ``FAILED_PRECONDITION`` (the position is fine, the seat is not the one to ask)."""
+
+    def __init__(self, seat: int, actor: int, message: str):
+        super().__init__(message)
+        self.seat = seat
+        self.actor = actor
+
+
+def decision_root(view: State, seat: int) -> State:
+    """The state a search for ``seat``'s pending decision starts from: ``view`` (the seat's view, e.g.
+    :meth:`ObservedPosition.to_state`) with ``seat`` the player to act.
+
+    That is ``view`` itself when the seat is to act. Only the Strategy phase allows asking out of turn (the
+    selection is simultaneous in the real game, R6): the players before the seat in seat order who have not
+    finished selecting are marked done (their whole selection is then hidden and drawn by the determinization,
+    which they could not see anyway). :func:`advise` goes through it; so do the Advisor's Suggest and
+    LegalActions. :raises NotToAct: the seat has no decision pending (another player, chance or nobody is to act).
+    """
     actor = view.current_player()
     if actor == seat:
         return view
     if actor == TERMINAL:
-        raise ValueError("position: the game is over, there is nothing to advise")
+        raise NotToAct(seat, actor, "position: the game is over, there is nothing to advise")
     if _selection_pending(view, seat):
         d = view.to_dict()
         for p in range(view.num_players):
@@ -368,8 +393,11 @@ def _seat_to_act(view: State, seat: int) -> State:
         except StateError as e:  # pragma: no cover - the fields are those of a validated state
             raise ValueError(f"position: cannot put seat {seat} to select ({e})") from None
     if actor == CHANCE:
-        raise ValueError(f"seat: no decision of seat {seat} is pending (a chance event comes first)")
-    raise ValueError(f"seat: no decision of seat {seat} is pending (player {actor} is to act)")
+        raise NotToAct(seat, actor, f"seat: no decision of seat {seat} is pending (a chance event comes first)")
+    raise NotToAct(seat, actor, f"seat: no decision of seat {seat} is pending (player {actor} is to act)")
+
+
+_seat_to_act = decision_root  # its former private name
 
 
 def belief_list(game: Game, seat: int, raw: Mapping[int, Mapping[str, list[float]]], root: State,
@@ -506,7 +534,7 @@ def advise(position: Position, seat: int | None = None, options: SearchOptions |
         raise ValueError(f"cancel: expected a threading.Event, got {type(cancel).__name__}")
     observed = _seat_view(position, seat)
     view, seat = observed.to_state(), observed.seat
-    root = _seat_to_act(view, seat)
+    root = decision_root(view, seat)
     decision = "selection" if root.phase == Phase.SELECT else "plan"
 
     # The whole decision: the first search's principal variation; a selection cut short by a small budget is

@@ -40,6 +40,8 @@ that happened.
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 
 from .advice import (MAX_NODES, MAX_SEARCH_BYTES, NODE_BYTES, Advice, SearchOptions, deadline_of, derive_seed, now,
@@ -107,10 +109,10 @@ def search(position, seat: int | None = None, options: SearchOptions | None = No
                                             opts.algorithm == "pimc", opts.worlds))
     watched = cancel if isinstance(cancel, threading.Event) else None  # a CancelFlag is read by C directly
     with forward_cancel(watched, flag.set):
-        if opts.threads == 1:
+        if opts.threads == 1 and not opts.nice:
             workers[0].run()
         else:
-            pool = [threading.Thread(target=w.run) for w in workers]
+            pool = [threading.Thread(target=_run_worker, args=(w, opts.nice)) for w in workers]
             for t in pool:
                 t.start()
             for t in pool:
@@ -135,6 +137,28 @@ def search(position, seat: int | None = None, options: SearchOptions | None = No
         stopped_by=per[0]["stopped_by"], pool_full=any(s["pool_full"] for s in per),
         max_depth=max(s["max_depth"] for s in per), worlds=worlds,
         worker_iterations=tuple(s["iterations"] for s in per))
+
+
+def _run_worker(worker, nice: int) -> None:
+    """Run one C worker on this (its own) thread, ``nice`` steps nicer than the thread that started it."""
+    if nice:
+        lower_thread_priority(nice)
+    worker.run()
+
+
+def lower_thread_priority(nice: int) -> bool:
+    """Make the calling thread ``nice`` steps nicer (at most 19). Linux only, where a nice value belongs to a
+    thread (``setpriority`` of its thread id); elsewhere it would slow the whole process, so nothing is done.
+    Returns whether the priority was lowered. A thread cannot raise it back without privileges, hence the
+    workers' own threads."""
+    if not nice or not sys.platform.startswith("linux"):
+        return False
+    tid = threading.get_native_id()
+    try:
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + nice))
+    except OSError:
+        return False
+    return True
 
 
 def _default_nodes(iterations: int, timed: bool, players: int, worlds: int, threads: int = 1) -> int:

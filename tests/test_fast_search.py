@@ -16,6 +16,7 @@ import pytest
 from engine import Phase, new_game, play_game
 from engine.core import CoreState
 from feudo_ai.bots import RandomBot
+from feudo_ai.cancel import CancelEvent
 from feudo_ai.evaluate import position_score
 
 # A missing extension is a collection error (the tests fail, never skip): python setup.py build_ext --inplace
@@ -279,14 +280,14 @@ def test_default_pool_is_sized_to_the_budget() -> None:
 
 
 @pytest.mark.timing
-@pytest.mark.parametrize("kind", ["flag", "event"])
+@pytest.mark.parametrize("kind", ["flag", "event", "cancel_event"])
 def test_cancel_stops_within_50ms(kind: str) -> None:
     """Cancel set while 2 workers run long random playouts: the search returns within 50 ms (the median of 3
     trials, so that one scheduling hiccup of a loaded 2-core machine does not decide the test)."""
     state = positions(4, seeds=(1,))[2]
     latencies = []
     for trial in range(3):
-        cancel = _search.CancelFlag() if kind == "flag" else threading.Event()
+        cancel = {"flag": _search.CancelFlag, "event": threading.Event, "cancel_event": CancelEvent}[kind]()
         advice, latency = cancel_after(search, cancel, state=state, seconds=30.0, threads=2, playout="random",
                                        seed=trial)
         latencies.append(latency)

@@ -335,7 +335,9 @@ def test_seat_out_of_range_and_seat_without_decision(client):
     waiting = 1 - state.current_player()
     with pytest.raises(AdvisorError) as e:
         client.suggest(state, waiting, iterations=50)
-    assert _code(e) == grpc.StatusCode.INVALID_ARGUMENT and "no decision" in e.value.details
+    # a fine position asked by the wrong seat: FAILED_PRECONDITION naming the seat to act (test_service_waiting.py)
+    assert _code(e) == grpc.StatusCode.FAILED_PRECONDITION
+    assert e.value.details == f"seat {waiting} is not to act; seat {state.current_player()} is"
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

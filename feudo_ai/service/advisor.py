@@ -5,11 +5,20 @@ Stateless: every call carries its position, so replicas are interchangeable. Beh
 
 - every limit of a request is checked against the server's caps (:class:`ServiceConfig`): a bad value (zero, NaN,
   negative) is ``INVALID_ARGUMENT``, one beyond a cap ``RESOURCE_EXHAUSTED``; so is a search beyond the cap on
-  concurrent searches (no queue grows without bound: the caller retries, or asks another replica);
+  concurrent searches or on the C search threads they run (``max_search_threads``, 8 per core): no queue grows
+  without bound, the caller retries or asks another replica;
+- ``limits.seconds`` is the time of the answer from the call's arrival (stamped in gRPC's event loop): the search
+  ends a reserve before it, the 95th percentile of the recent calls' time from the search's end to the call's
+  end (see :meth:`AdvisorServicer.reserve`), so time spent queued and answering comes out of the search;
 - the call's gRPC deadline is one more limit: the search ends ``deadline_margin`` before it (or a quarter of the
   time left, whichever is less) so the answer arrives in time;
-- a cancelled call (client cancel, deadline, disconnect) sets the search's cancel Event from gRPC's termination
-  callback: the C search polls it and stops within milliseconds;
+- the search threads run ``search_nice`` steps nicer (Linux) than the threads answering calls, whose Python holds
+  the GIL: under load the cores serve that first and the searches take the rest;
+- a seat with no decision in the position (another seat is to act) is ``FAILED_PRECONDITION`` naming the seat to
+  act; LegalActions answers it with no actions and the player to act;
+- a cancelled call (client cancel, deadline, disconnect) sets the search's :class:`~feudo_ai.cancel.CancelEvent`
+  from gRPC's termination callback, which sets the C search's flag at once (no polling thread): the search stops
+  within milliseconds;
 - each search runs on its call's worker thread with the GIL released by the C search, so the other calls (health,
   DescribeGame, other searches) go on; the node pool of each search worker is sized to its budget and capped
   (``max_nodes``), so memory per search is bounded;
@@ -24,12 +33,15 @@ one after the other. Exactly one message has ``final`` set, and it is the last.
 
 from __future__ import annotations
 
+import collections
+import functools
 import json
 import logging
 import math
+import os
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterator
 
 import grpc
@@ -38,8 +50,9 @@ from engine import FeudoError, Phase
 from feudo.v1 import advisor_pb2 as apb
 from feudo.v1 import game_pb2 as gpb
 
-from ..advice import (DEFAULT_ITERATIONS, Advice, Alternative, ObservedPosition, SearchOptions, SearchStats,
-                      _seat_to_act, advise)
+from ..advice import (DEFAULT_ITERATIONS, Advice, Alternative, NotToAct, ObservedPosition, SearchOptions,
+                      SearchStats, advise, decision_root)
+from ..cancel import CancelEvent
 from . import convert
 from .convert import PositionError
 
@@ -49,6 +62,15 @@ SERVICE_NAME = apb.DESCRIPTOR.services_by_name["Advisor"].full_name  # "feudo.v1
 NODE_BYTES = 64  # one node of the C search's pool (fast_search)
 NODES_PER_ITERATION = 6  # the trees grow by about 4 nodes an iteration (fast_search); a margin on top
 MAX_RESERVE = 0.75  # at most this share of `limits.seconds` is reserved for the answer's overhead (under load)
+# Time-bounded searches share the cores: 16 searches of 200 ms on 2 cores each get 1/8 of a core, a few thousand
+# iterations (benchmarks/service_load.py: mean_iterations), and every further one makes all answers worse; so the
+# server admits at most this many C search threads per core and answers RESOURCE_EXHAUSTED beyond (the caller
+# retries or asks another replica) rather than queueing them.
+SEARCH_THREADS_PER_CORE = 8
+RESERVE_QUANTILE = 0.95  # the reserve: this quantile of the recent answers' time after their search's end
+RESERVE_SAMPLES = 256  # recent answers the reserve is learned from
+RESERVE_DEFAULT = 0.03  # seconds reserved until RESERVE_MIN_SAMPLES answers are measured
+RESERVE_MIN_SAMPLES = 16
 ITERATIONS_PER_SECOND = 150_000  # one C worker, default playouts (benchmarks/fast_search_speed.py): an upper estimate
 
 
@@ -60,9 +82,16 @@ class ServiceConfig:
     max_seconds: float = 60.0  # per call; also the time cap of a search asked by iterations only
     max_threads: int = 2  # per search
     max_concurrent_searches: int = 16  # Suggest + Analyze running at once; beyond: RESOURCE_EXHAUSTED
+    # C search threads running at once over all searches (a search of `threads` takes that many); beyond:
+    # RESOURCE_EXHAUSTED. Default: SEARCH_THREADS_PER_CORE per core
+    max_search_threads: int = field(default_factory=lambda: SEARCH_THREADS_PER_CORE * (os.cpu_count() or 1))
     max_message_bytes: int = 1 << 20  # requests and responses
     max_nodes: int = 500_000  # node pool of one search worker (64 bytes a node: 32 MB); see pool_bytes_max
     deadline_margin: float = 0.05  # seconds kept between the end of the search and the call's deadline
+    # the search threads run this much nicer than the threads that answer calls (SearchOptions.nice): under load
+    # the cores serve the calls' Python first (parsing, checking, the answer), which holds the GIL, and the
+    # searches take the rest; 0: same priority
+    search_nice: int = 10
     default_interval: float = 0.5  # Analyze updates when the request gives none
     min_interval: float = 0.05
 
@@ -72,7 +101,8 @@ class ServiceConfig:
         return self.max_concurrent_searches * self.max_threads * self.max_nodes * NODE_BYTES
 
     def __post_init__(self) -> None:
-        for name in ("max_iterations", "max_threads", "max_concurrent_searches", "max_message_bytes", "max_nodes"):
+        for name in ("max_iterations", "max_threads", "max_concurrent_searches", "max_search_threads",
+                     "max_message_bytes", "max_nodes"):
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:
                 raise ValueError(f"{name}: expected a positive integer, got {v!r}")
@@ -82,6 +112,9 @@ class ServiceConfig:
                 raise ValueError(f"{name}: expected a non-negative number, got {v!r}")
         if self.max_nodes < 16:
             raise ValueError("max_nodes: expected at least 16")
+        if not isinstance(self.search_nice, int) or isinstance(self.search_nice, bool) or \
+                not 0 <= self.search_nice <= 19:
+            raise ValueError(f"search_nice: expected an integer in [0, 19], got {self.search_nice!r}")
 
 
 class Abort(Exception):
@@ -113,8 +146,9 @@ def safe_deserializer(cls: Any) -> Callable[[bytes], Any]:
 class CallLog:
     """The one structured log line of a call (and its metrics)."""
 
-    def __init__(self, method: str, context: grpc.ServicerContext, metrics: Any):
-        self.started = time.monotonic()
+    def __init__(self, method: str, context: grpc.ServicerContext, metrics: Any, arrival: float | None = None):
+        # the call's clock starts when it reaches the server (see _ArrivalStamp), or now
+        self.started = time.monotonic() if arrival is None else arrival
         self.fields: dict[str, Any] = {"method": method, "peer": context.peer()}
         self.metrics = metrics
         self.code = grpc.StatusCode.OK
@@ -131,6 +165,26 @@ class CallLog:
                                  self.fields.get("search_seconds"))
 
 
+class _ArrivalStamp(grpc.GenericRpcHandler):
+    """The method handlers of one service, each call's handler given the time the call reached the server.
+
+    gRPC asks the generic handlers for a call's method in its event loop thread as the call arrives, before a
+    worker thread takes it; that moment starts the call's clock (its time budget and its logged latency), so time
+    spent waiting for a worker or for the GIL counts against the budget instead of coming on top of it."""
+
+    def __init__(self, service: str, methods: dict[str, grpc.RpcMethodHandler]):
+        self._methods = {f"/{service}/{name}": h for name, h in methods.items()}
+
+    def service(self, handler_call_details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler | None:
+        h = self._methods.get(handler_call_details.method)
+        if h is None:
+            return None
+        arrival = time.monotonic()
+        if h.unary_stream is not None:
+            return h._replace(unary_stream=functools.partial(h.unary_stream, arrival=arrival))
+        return h._replace(unary_unary=functools.partial(h.unary_unary, arrival=arrival))
+
+
 class AdvisorServicer:
     """The ``feudo.v1.Advisor`` methods. Register with :meth:`add_to_server` (request bytes that do not parse are
     ``INVALID_ARGUMENT``, not gRPC's generic ``INTERNAL``)."""
@@ -138,12 +192,13 @@ class AdvisorServicer:
     def __init__(self, config: ServiceConfig | None = None, metrics: Any = None):
         self.config = config or ServiceConfig()
         self.metrics = metrics
-        self._slots = threading.BoundedSemaphore(self.config.max_concurrent_searches)
         self._lock = threading.Lock()
-        self.in_flight = 0
-        # seconds an answer takes beyond its search's time limit (conversion, the search's own set-up and
-        # labelling, waiting for the GIL under load): a running average, reserved out of `limits.seconds`
-        self.overhead = 0.02
+        self.in_flight = 0  # searches running
+        self.threads_in_flight = 0  # their C search threads
+        # seconds from a search's planned end to its call's end (the search's labelling, the answer's building
+        # and sending, waiting for the GIL and the cores under load): the recent samples, whose RESERVE_QUANTILE
+        # is reserved out of `limits.seconds` (see _options)
+        self._post_times: collections.deque[float] = collections.deque(maxlen=RESERVE_SAMPLES)
 
     # ------------------------------------------------------------------------------------------ registration
     def add_to_server(self, server: grpc.Server) -> None:
@@ -164,20 +219,21 @@ class AdvisorServicer:
                 self._unary("RenderPosition", self._render), request_deserializer=safe_deserializer(
                     apb.RenderPositionRequest), response_serializer=apb.RenderPositionResponse.SerializeToString),
         }
-        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, methods),))
+        server.add_generic_rpc_handlers((_ArrivalStamp(SERVICE_NAME, methods),))
 
-    def _unary(self, method: str, fn: Callable[..., Any]) -> Callable[[Any, grpc.ServicerContext], Any]:
-        def handler(request: Any, context: grpc.ServicerContext) -> Any:
-            call = CallLog(method, context, self.metrics)
+    def _unary(self, method: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def handler(request: Any, context: grpc.ServicerContext, arrival: float | None = None) -> Any:
+            call = CallLog(method, context, self.metrics, arrival)
+            call.set(queued_ms=round((time.monotonic() - call.started) * 1000, 1))
             try:
                 return self._guard(call, context, lambda: fn(request, context, call))
             finally:
                 call.finish()
         return handler
 
-    def _stream(self, method: str, fn: Callable[..., Iterator[Any]]) -> Callable[[Any, grpc.ServicerContext], Any]:
-        def handler(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-            call = CallLog(method, context, self.metrics)
+    def _stream(self, method: str, fn: Callable[..., Iterator[Any]]) -> Callable[..., Any]:
+        def handler(request: Any, context: grpc.ServicerContext, arrival: float | None = None) -> Iterator[Any]:
+            call = CallLog(method, context, self.metrics, arrival)
             gen = None
             try:
                 gen = self._guard(call, context, lambda: fn(request, context, call))
@@ -199,6 +255,10 @@ class AdvisorServicer:
             call.code = e.code
             call.set(error=e.message)
             context.abort(e.code, e.message)
+        except NotToAct as e:  # a fine position, asked by a seat that has no decision in it
+            call.code = grpc.StatusCode.FAILED_PRECONDITION
+            call.set(error=str(e))
+            context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(e))
         except (PositionError, FeudoError, ValueError) as e:
             call.code = grpc.StatusCode.INVALID_ARGUMENT
             call.set(error=str(e))
@@ -251,14 +311,20 @@ class AdvisorServicer:
                         f"limits.iterations: expected at least one per thread ({threads}), got {iterations}")
         if iterations is None and seconds is None:
             iterations = max(DEFAULT_ITERATIONS, threads)
-        if seconds is not None:  # the answer, not only the search, should take `seconds`
-            seconds = max(seconds - min(self.overhead, MAX_RESERVE * seconds), 1e-3)
+        now = time.monotonic()
+        deadline = reserve = None
+        if seconds is not None:
+            # the answer, not only the search, should take `seconds` from the call's arrival: the search ends the
+            # expected post-processing (the reserve) before that, and time spent queued counts against it
+            reserve = self.reserve(seconds)
+            deadline = max(call.started + seconds - reserve, now + 1e-3)
+            seconds = deadline - now
         # every search is time-bounded: a search asked by iterations alone still stops at the server's time cap
         seconds = min(seconds if seconds is not None else cfg.max_seconds, cfg.max_seconds)
-        deadline = None
         remaining = context.time_remaining()
         if remaining is not None and math.isfinite(remaining) and remaining < 1e6:  # no deadline: a huge value
-            deadline = time.monotonic() + max(remaining - min(cfg.deadline_margin, remaining / 4), 0.001)
+            by_call = now + max(remaining - min(cfg.deadline_margin, remaining / 4), 0.001)
+            deadline = by_call if deadline is None else min(deadline, by_call)
         algorithm = "pimc" if limits.algorithm == apb.ALGORITHM_PIMC else "ismcts"
         # memory: each worker's node pool sized to what it can do within the limits, never beyond the cap
         per_worker = (iterations // threads) if iterations is not None else 10**12
@@ -266,36 +332,50 @@ class AdvisorServicer:
         per_worker = min(per_worker, int(time_left * ITERATIONS_PER_SECOND) + 1)
         max_nodes = max(4096, min(cfg.max_nodes, per_worker * NODES_PER_ITERATION))
         call.set(budget={"iterations": iterations, "seconds": round(seconds, 3), "threads": threads,
+                         "reserve_s": None if reserve is None else round(reserve, 3),
                          "deadline_s": None if deadline is None else round(deadline - time.monotonic(), 3)})
         return SearchOptions(iterations=iterations, seconds=seconds, deadline=deadline, threads=threads,
-                             seed=int(limits.seed), algorithm=algorithm, max_nodes=max_nodes)
+                             seed=int(limits.seed), algorithm=algorithm, max_nodes=max_nodes,
+                             nice=cfg.search_nice)
 
-    def _position(self, position: gpb.Position, seat: int, call: CallLog) -> ObservedPosition:
+    def _position(self, position: gpb.Position, seat: int, call: CallLog) -> tuple[ObservedPosition, str | None]:
+        """The seat's view of the request's position, its structure checked, and the field path the loader's
+        errors are named with: the engine's loader checks it once, in convert.load_view / check_decision."""
         call.set(seat=seat, form=position.WhichOneof("form"))
-        observed = convert.observed_position(position, seat)
+        observed = convert.observed_position(position, seat, check=False)
         call.set(phase=Phase(int(observed.observation["phase"])).name, turn=observed.observation["turn"])
-        return observed
+        return observed, convert.loader_path(position)
 
-    def _slot(self) -> None:
-        if not self._slots.acquire(blocking=False):
-            raise Abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                        f"{self.config.max_concurrent_searches} searches are already running on this server (its "
-                        f"cap); retry later or ask another replica")
+    def _slot(self, threads: int) -> None:
+        """Admit a search of ``threads`` C threads, or :raises Abort: RESOURCE_EXHAUSTED (never a queue)."""
+        cfg = self.config
         with self._lock:
+            if self.in_flight >= cfg.max_concurrent_searches:
+                raise Abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                            f"{cfg.max_concurrent_searches} searches are already running on this server (its cap); "
+                            f"retry later or ask another replica")
+            if self.threads_in_flight + threads > cfg.max_search_threads:
+                raise Abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                            f"{self.threads_in_flight} search threads are running on this server and {threads} more "
+                            f"would pass its cap of {cfg.max_search_threads} (what its cores serve); retry later or "
+                            f"ask another replica")
             self.in_flight += 1
+            self.threads_in_flight += threads
         if self.metrics is not None:
             self.metrics.in_flight(self.in_flight)
 
-    def _release(self) -> None:
+    def _release(self, threads: int) -> None:
         with self._lock:
             self.in_flight -= 1
-        self._slots.release()
+            self.threads_in_flight -= threads
         if self.metrics is not None:
             self.metrics.in_flight(self.in_flight)
 
     @staticmethod
-    def _cancel_event(context: grpc.ServicerContext) -> threading.Event:
-        cancel = threading.Event()
+    def _cancel_event(context: grpc.ServicerContext) -> CancelEvent:
+        # a CancelEvent reaches the C search's flag without a polling thread (one per search would take the GIL
+        # every few milliseconds and slow every other call down)
+        cancel = CancelEvent()
         if not context.add_callback(cancel.set):  # the call has already ended
             cancel.set()
         return cancel
@@ -319,30 +399,30 @@ class AdvisorServicer:
 
     def _suggest(self, request: Any, context: grpc.ServicerContext, call: CallLog) -> apb.SuggestResponse:
         request = self._request(request)
-        observed = self._position(request.position, request.seat, call)
+        observed, path = self._position(request.position, request.seat, call)
         options = self._options(request.limits, context, call)
-        convert.check_decision(observed)
-        self._slot()
+        convert.check_decision(observed, path)
+        self._slot(options.threads)
         try:
             advice = advise(observed, request.seat, options, cancel=self._cancel_event(context))
         finally:
-            self._release()
+            self._release(options.threads)
         response = apb.SuggestResponse(advice=convert.advice_to_proto(advice))
-        self._learn_overhead(call, options, advice)
+        self._learn_post_time(context, options, advice)
         self._log_advice(call, advice)
         return response
 
     def _analyze(self, request: Any, context: grpc.ServicerContext, call: CallLog) -> Iterator[apb.AnalyzeResponse]:
         request = self._request(request)
-        observed = self._position(request.position, request.seat, call)
+        observed, path = self._position(request.position, request.seat, call)
         options = self._options(request.limits, context, call)
-        convert.check_decision(observed)
+        convert.check_decision(observed, path)
         interval = request.interval_seconds
         if not math.isfinite(interval) or interval < 0:
             raise Abort(grpc.StatusCode.INVALID_ARGUMENT,
                         f"interval_seconds: expected a non-negative finite number, got {interval}")
         interval = max(interval or self.config.default_interval, self.config.min_interval)
-        self._slot()
+        self._slot(options.threads)
         released = False
         try:
             cancel = self._cancel_event(context)
@@ -365,7 +445,7 @@ class AdvisorServicer:
                 advice = merged.advice(time.monotonic() - started,
                                        "cancelled" if cancel.is_set() else None)
                 if final:
-                    self._release()
+                    self._release(options.threads)
                     released = True
                     self._log_advice(call, advice)
                     call.set(updates=update + 1)
@@ -375,17 +455,21 @@ class AdvisorServicer:
                 update += 1
         finally:
             if not released:
-                self._release()
+                self._release(options.threads)
 
     def _legal(self, request: Any, context: grpc.ServicerContext, call: CallLog) -> apb.LegalActionsResponse:
         request = self._request(request)
-        observed = self._position(request.position, request.seat, call)
-        view = observed.to_state()
+        observed, path = self._position(request.position, request.seat, call)
+        try:
+            view = convert.load_view(observed, path)
+        except NotToAct as e:  # a waiting seat's view the loader cannot build: who is to act, no actions
+            return apb.LegalActionsResponse(current_player=e.actor,
+                                            phase=convert.phase_to_proto(observed.observation["phase"]))
         out = apb.LegalActionsResponse(current_player=view.current_player(),
                                        phase=convert.phase_to_proto(view.phase))
         try:
-            root = _seat_to_act(view, request.seat)
-        except ValueError:
+            root = decision_root(view, request.seat)
+        except NotToAct:
             return out  # the seat has nothing to decide here
         out.seat_to_act = True
         out.phase = convert.phase_to_proto(root.phase)
@@ -397,23 +481,38 @@ class AdvisorServicer:
 
         request = self._request(request)
         call.set(seat=request.seat, form=request.position.WhichOneof("form"))
-        # any seat's view, also while another seat is to act (its hidden picks filled from the view alone)
-        observed = convert.observed_position(request.position, request.seat, placeholders=True)
+        # any seat's view, also while another seat is to act (convert.load_view accepts a waiting seat's view)
+        observed = convert.observed_position(request.position, request.seat)
         try:
             return render_position(request, observed)
         except ImportError as e:  # PNG asked of a server without cairosvg
             raise Abort(grpc.StatusCode.FAILED_PRECONDITION, f"png: this server cannot make PNG pictures ({e})")
 
-    def _learn_overhead(self, call: CallLog, options: SearchOptions, advice: Advice) -> None:
-        """Update the running average of the time an answer takes beyond its search's time limit."""
-        if advice.stats.stopped_by != "time" or options.seconds is None:
-            return
-        end = call.started + options.seconds
-        if options.deadline is not None:
-            end = min(end, options.deadline)
-        sample = min(max(time.monotonic() - end, 0.0), 5.0)
+    def reserve(self, seconds: float) -> float:
+        """Seconds reserved out of a budget of ``seconds`` for what follows the search: the RESERVE_QUANTILE of
+        the recent answers' post-search times (RESERVE_DEFAULT before enough are measured), at most
+        MAX_RESERVE of the budget."""
         with self._lock:
-            self.overhead = 0.8 * self.overhead + 0.2 * sample
+            samples = sorted(self._post_times)
+        if len(samples) < RESERVE_MIN_SAMPLES:
+            expected = RESERVE_DEFAULT
+        else:
+            expected = samples[min(int(RESERVE_QUANTILE * len(samples)), len(samples) - 1)]
+        return min(expected, MAX_RESERVE * seconds)
+
+    def _learn_post_time(self, context: grpc.ServicerContext, options: SearchOptions, advice: Advice) -> None:
+        """Measure, when the call has ended (its status sent), the time since its search's planned end: one sample
+        of the post-processing the reserve covers. Only searches that ran to their time limit say it."""
+        if advice.stats.stopped_by != "time" or options.deadline is None:
+            return
+        planned_end = options.deadline
+
+        def ended() -> None:
+            sample = min(max(time.monotonic() - planned_end, 0.0), 5.0)
+            with self._lock:
+                self._post_times.append(sample)
+
+        context.add_callback(ended)
 
     @staticmethod
     def _log_advice(call: CallLog, advice: Advice) -> None:

@@ -93,7 +93,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
     from feudo.v1 import game_pb2 as gpb
 
     from ..advice import SearchOptions, advise
-    from .convert import observed_position, position_from
+    from .convert import check_decision, observed_position, position_from
 
     position = _read_position(args)
     if args.server:
@@ -116,6 +116,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
     else:
         message = position if isinstance(position, gpb.Position) else position_from(position, args.seat)
         observed = observed_position(message, args.seat)
+        check_decision(observed)  # a seat not to act is told who is (NotToAct), not that the position is bad
         iterations = args.iterations
         options = SearchOptions(iterations=iterations, seconds=args.seconds, threads=args.threads or 1,
                                 seed=args.seed, algorithm=args.algorithm or "ismcts")

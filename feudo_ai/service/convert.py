@@ -23,14 +23,15 @@ import math
 import re
 from typing import Any, Iterable, Mapping
 
-from engine import CASTLE, DEAD, DataFileError, Game, GameMap, Phase, StateError, load_map, load_ruleset
+from engine import CASTLE, CHANCE, DEAD, DataFileError, Game, GameMap, Phase, StateError, load_map, load_ruleset
 from engine.board import MAPS_DIR, assemble
 from engine.ruleset import ruleset_from_dict
-from engine.serialize import state_from_json
+from engine.serialize import state_from_dict, state_from_json
 from feudo.v1 import advisor_pb2 as apb
 from feudo.v1 import game_pb2 as gpb
 
-from ..advice import Advice, Alternative, CardBelief, ObservedPosition, PlannedAction, SearchStats
+from ..advice import (Advice, Alternative, CardBelief, NotToAct, ObservedPosition, PlannedAction, SearchStats,
+                      decision_root)
 
 MAX_TURNS = 100  # a longer game is no Feudo (R20 plays 15 or 20)
 MAX_LIST = 4096  # no list of a position is longer (the plague history is the longest: a few per turn)
@@ -407,36 +408,83 @@ def check_ranges(game: Game, d: Mapping[str, Any]) -> None:
 
 
 def observed_from_observation(game: Game, obs: gpb.Observation, seat: int,
-                              path: str = "position.observation", placeholders: bool = False) -> ObservedPosition:
-    """``placeholders``: check the view with the picks hidden from the seat filled from the observation alone
-    (:func:`feudo_ai.sampler.placeholder_fields`), so that a view whose player to act is another seat loads too
-    (for a picture; a search still needs the view to load as it is)."""
+                              path: str = "position.observation", check: bool = True) -> ObservedPosition:
+    """The seat's :class:`ObservedPosition` of a structured observation; with ``check``, through the engine's
+    loader too (else the caller does it with :func:`load_view`, which gives the same errors)."""
     d = observation_dict(game, obs, seat, path)
     try:
         check_ranges(game, d)
         observed = ObservedPosition(game, d)
-        if placeholders:
-            from engine.serialize import state_from_dict
-
-            from ..sampler import placeholder_fields
-
-            state_from_dict(game, placeholder_fields(game, d))
-        else:
-            observed.to_state()  # the loader's consistency checks, with the message's field names in the error
     except StateError as e:
         raise PositionError(_translate(str(e), path, seat)) from None
+    if check:
+        try:
+            load_view(observed, path)  # the loader's consistency checks, with the message's field names
+        except NotToAct:
+            pass  # a waiting seat's view: consistent as far as the seat can know (see load_view)
     return observed
 
 
-def check_decision(observed: ObservedPosition) -> Any:
-    """The root the search will start from (the seat's pending decision), checked to be one the engine can
-    search: the seat has a decision (:raises ValueError: otherwise) and the reference rules and the compiled core
-    agree on its legal actions, which are not empty (:raises PositionError: an inconsistent position, e.g. a
-    token list that passes every field check but leaves the player to act without a move)."""
-    from ..advice import _seat_to_act
+def not_to_act(seat: int, actor: int) -> NotToAct:
+    """The service's answer to a seat asking for a decision it does not have (``FAILED_PRECONDITION``)."""
+    if actor >= 0:
+        return NotToAct(seat, actor, f"seat {seat} is not to act; seat {actor} is")
+    if actor == CHANCE:
+        return NotToAct(seat, actor, f"seat {seat} is not to act; a chance event comes first")
+    return NotToAct(seat, actor, f"seat {seat} is not to act; the game is over")
 
-    view = observed.to_state()
-    root = _seat_to_act(view, observed.seat)
+
+def _waiting_for(observed: ObservedPosition) -> int | None:
+    """The player to act in a view the loader refused, when the refusal comes only from cards hidden from the
+    seat: the view loads with placeholders for them (public facts only) and another player (or chance) is to act
+    there. None otherwise (the view is inconsistent, or the asking seat itself is to act)."""
+    from ..sampler import placeholder_fields
+
+    try:
+        probe = state_from_dict(observed.game, placeholder_fields(observed.game, dict(observed.observation)))
+    except (StateError, TypeError, ValueError, KeyError, IndexError):
+        return None
+    actor = probe.current_player()
+    return None if actor == observed.seat else actor
+
+
+def load_view(observed: ObservedPosition, path: str | None = None) -> Any:
+    """The seat's view through the engine's loader (:meth:`ObservedPosition.to_state`), for a seat that may be
+    waiting.
+
+    The loader checks the whole position, including what the player to act must hold, which a waiting seat cannot
+    see: in seat 0's view while seat 1 reveals, seat 1's unrevealed picks are blank, so the loader finds seat 1
+    with no card left to reveal. Such a view is checked again with placeholders for the cards hidden from the
+    seat (:func:`feudo_ai.sampler.placeholder_fields`); if it loads so, the answer is :class:`NotToAct` naming the
+    player to act, and the placeholder state goes no further: it never reaches a search, where it could plan a
+    reveal of a card the seat did not select.
+
+    :param path: the field path of a structured observation (the loader's field names are translated to the
+        message's in the error); None: the view of a state or history.
+    :raises NotToAct: (:func:`not_to_act`) the seat waits for another player or chance.
+    :raises PositionError: the position is inconsistent.
+    """
+    try:
+        return observed.to_state()
+    except StateError as e:
+        actor = _waiting_for(observed)
+        if actor is None:
+            if path is not None:
+                raise PositionError(_translate(str(e), path, observed.seat)) from None
+            raise PositionError(f"position: inconsistent ({e})") from None
+        raise not_to_act(observed.seat, actor) from None
+
+
+def check_decision(observed: ObservedPosition, path: str | None = None) -> Any:
+    """The root the search will start from (the seat's pending decision), checked to be one the engine can
+    search: the seat has a decision (:raises NotToAct: otherwise, see :func:`not_to_act`) and the reference rules
+    and the compiled core agree on its legal actions, which are not empty (:raises PositionError: an inconsistent
+    position, e.g. a token list that passes every field check but leaves the player to act without a move)."""
+    view = load_view(observed, path)
+    try:
+        root = decision_root(view, observed.seat)
+    except NotToAct as e:
+        raise not_to_act(e.seat, e.actor) from None
     legal = root.legal_actions()
     phase = Phase(root.phase).name
     if not legal:
@@ -501,9 +549,10 @@ def history_from_entries(entries: Iterable[Any], castle_sites: Iterable[int] = (
 
 # ------------------------------------------------------------------------------------------------ positions
 def observed_position(position: gpb.Position, seat: int, path: str = "position",
-                      placeholders: bool = False) -> ObservedPosition:
-    """The asking ``seat``'s view of a ``Position`` in any form (``placeholders``: see
-    :func:`observed_from_observation`). :raises PositionError: naming the field."""
+                      check: bool = True) -> ObservedPosition:
+    """The asking ``seat``'s view of a ``Position`` in any form. :raises PositionError: naming the field.
+    ``check=False`` leaves the engine loader's check of a structured observation to the caller's
+    :func:`load_view` / :func:`check_decision` with :func:`loader_path` (the service: one load, not two)."""
     form = position.WhichOneof("form")
     if form is None:
         raise PositionError(f"{path}: expected one of observation, history or state_json")
@@ -526,8 +575,13 @@ def observed_position(position: gpb.Position, seat: int, path: str = "position",
     if not 0 <= seat < game.num_players:
         raise PositionError(f"seat: expected 0..{game.num_players - 1}, got {seat}")
     if form == "observation":
-        return observed_from_observation(game, position.observation, seat, f"{path}.observation", placeholders)
+        return observed_from_observation(game, position.observation, seat, f"{path}.observation", check)
     return observed_from_history(game, position.history, seat, f"{path}.history")
+
+
+def loader_path(position: gpb.Position, path: str = "position") -> str | None:
+    """The path :func:`load_view` names fields with for this position's form (None: not a structured one)."""
+    return f"{path}.observation" if position.WhichOneof("form") == "observation" else None
 
 
 def position_from(position: Any, seat: int) -> gpb.Position:
