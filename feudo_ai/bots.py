@@ -49,12 +49,21 @@ class AdviceBot(Bot):
     next picks follow it: nothing new is seen between them. Any other decision is searched afresh."""
 
     name = "advice"
+    # follow_plan: also follow the planned actions of any other decision (the seat's principal variation until
+    # new information arrives: another player acts or chance) instead of searching each one afresh
+    follow_plan = False
 
     def __init__(self, seed: int = 0):
         super().__init__(seed)
         self.options = None  # a SearchOptions, set by the subclass
         self.last_advice = None
         self._planned: list[tuple[dict, int]] = []  # (the seat's observation before a pick, the pick)
+        self.followed = 0  # decisions played from a plan without a search (statistics)
+
+    def search_options(self, state: State):
+        """The options of the search of the decision in ``state`` (a subclass may budget it, e.g. a game clock;
+        None: no search, play :meth:`fallback`)."""
+        return self.options
 
     def choose(self, state: State) -> int:
         from .advice import advise
@@ -62,19 +71,39 @@ class AdviceBot(Bot):
         seat = state.current_player()
         obs = state.observation(seat)
         for i, (expected, action) in enumerate(self._planned):
-            if expected == obs:  # the same selection, further on (forced picks are played without asking)
+            if expected == obs:  # the same decision, further on (forced picks are played without asking)
                 self._planned = self._planned[i + 1:]
+                self.followed += 1
                 return action
-        advice = advise(state, seat, self.options.replace(seed=self.rng.getrandbits(31)))
+        opts = self.search_options(state)
+        if opts is None:  # no time left to search (a game clock ran out): the fallback's move, no search
+            return self.fallback(state)
+        advice = advise(state, seat, opts.replace(seed=self.rng.getrandbits(31)))
+        self.searched(state, advice)
         self.last_advice = advice
         self._planned = []
-        if advice.decision == "selection":
+        if advice.decision == "selection" or self.follow_plan:
             s = state.clone()
             for i, p in enumerate(advice.plan):
                 if i:
+                    if s.current_player() != seat or p.action not in s.legal_actions():
+                        break  # (the plan was made in the seat's view, where another seat may seem to pass)
                     self._planned.append((s.observation(seat), p.action))
                 s.apply_action(p.action)
+                if s.is_chance_node() or s.is_terminal():
+                    break  # (a plan ends at new information; never follow it past chance)
         return advice.best
+
+    def searched(self, state: State, advice) -> None:
+        """Called after each search (a subclass may book its time)."""
+
+    def fallback(self, state: State) -> int:
+        """The move when :meth:`search_options` gives no search: the greedy bot's (no search, milliseconds)."""
+        if getattr(self, "_fallback", None) is None:
+            from .greedy import GreedyBot
+
+            self._fallback = GreedyBot(self.seed)
+        return self._fallback.choose(state)
 
 
 def _lazy(module: str, cls: str) -> Callable[..., Bot]:
@@ -113,6 +142,7 @@ BOTS: dict[str, Callable[..., Bot]] = {
     "greedy": _lazy("greedy", "GreedyBot"),
     # the searches in C over the Cython core (feudo_ai/fast_search.py): the strong players
     "ismcts": _lazy("fast_search", "ISMCTSBot"),
+    "ismcts-v1": _lazy("fast_search", "ISMCTSV1Bot"),  # the ismcts of before issue 14, frozen (a baseline)
     "pimc": _lazy("fast_search", "PIMCBot"),
     # the same algorithms in readable Python (feudo_ai/ismcts.py): references, about 50x slower
     "ismcts-py": _lazy("ismcts", "PyISMCTSBot"),

@@ -176,16 +176,30 @@ def _pv(worker, probe, seat: int, best: int | None) -> list[tuple[int, str]]:
     return pv
 
 
+# Today's (issue 10's) search options, pinned: the frozen baselines "ismcts-v1" and "pimc" play with exactly these
+# whatever the defaults of SearchOptions become (DEFAULT_ITERATIONS was 5,000 when no limit is given).
+V1_OPTIONS: dict = {"c": 0.2, "exp3_gamma": 0.15, "playout": "truncated", "playout_turns": 0, "sampler": "uniform",
+                    "temperature": 1.0, "worlds": 8, "max_nodes": None, "threads": 1}
+V1_ITERATIONS = 5000
+_LIMITS = ("iterations", "seconds", "deadline")
+
+
 class ISMCTSBot(AdviceBot):
     """Bot "ismcts": plays :func:`feudo_ai.advise`'s answer with the C MO-ISMCTS (default 5000 iterations,
     1 thread). Parameters are :class:`~feudo_ai.advice.SearchOptions` fields (``iterations``, ``seconds``,
-    ``threads``, ``playout``, ``sampler``, ...); the seed comes from the bot's own generator."""
+    ``threads``, ``playout``, ``sampler``, ...); the seed comes from the bot's own generator. Bot parameters
+    besides: ``follow_plan`` (play the rest of a planned turn without searching again until new information
+    arrives; default on for "ismcts") and ``game_seconds`` (a per-game clock: total thinking time of the seat
+    in one game, spread over its decisions by :class:`feudo_ai.clock.GameClock`; replaces ``seconds``)."""
 
     name = "ismcts"
     algorithm = "ismcts"
     defaults: dict = {}
+    follow_plan = True
+    frozen = False  # a frozen baseline: no bot parameter beyond the search options
 
-    def __init__(self, seed: int = 0, **params):
+    def __init__(self, seed: int = 0, *, follow_plan: bool | None = None, game_seconds: float | None = None,
+                 clock=None, **params):
         _require()
         super().__init__(seed)
         params.pop("seed", None)
@@ -194,16 +208,62 @@ class ISMCTSBot(AdviceBot):
                 raise ValueError(f"unknown {self.name} parameter {fixed} (fixed by the bot)")
         if self.algorithm != "pimc" and "worlds" in params:
             raise ValueError(f"unknown {self.name} parameter worlds (pimc only)")
+        if self.frozen and (follow_plan is not None or game_seconds is not None):
+            raise ValueError(f"{self.name} is a frozen baseline: follow_plan and game_seconds are not parameters "
+                             f"of it")
+        if follow_plan is not None:
+            if not isinstance(follow_plan, bool):
+                raise ValueError(f"follow_plan: expected true or false, got {follow_plan!r}")
+            self.follow_plan = follow_plan
+        defaults = dict(self.defaults)
+        if any(k in params for k in _LIMITS):
+            defaults.pop("iterations", None)  # the caller's limit replaces the default budget
         # fail at construction, not at the first decision
-        self.options = SearchOptions.from_dict({**self.defaults, **params, "algorithm": self.algorithm,
+        self.options = SearchOptions.from_dict({**defaults, **params, "algorithm": self.algorithm,
                                                 "backend": "c"})
+        self.clock = None
+        if game_seconds is not None:
+            from .clock import GameClock
+
+            if any(k in params for k in _LIMITS):
+                raise ValueError("game_seconds: give either a per-game clock or a per-decision limit "
+                                 "(iterations/seconds/deadline), not both")
+            self.clock = GameClock(game_seconds, clock=clock)
+        elif clock is not None:
+            raise ValueError("clock: only with game_seconds")
+
+    def search_options(self, state):
+        if self.clock is None:
+            return self.options
+        if self.clock.exhausted(state):
+            return None
+        return self.clock.options_for(state, self.options)
+
+    def searched(self, state, advice) -> None:
+        if self.clock is not None:
+            self.clock.stop()
+
+
+class ISMCTSV1Bot(ISMCTSBot):
+    """Bot "ismcts-v1": the MO-ISMCTS bot as it was before issue 14, kept as a frozen baseline. Its options are
+    pinned (:data:`V1_OPTIONS`, 5,000 iterations when no limit is given) so later changes of the defaults never
+    alter it, and it searches every decision afresh (only a secret selection's picks follow its plan)."""
+
+    name = "ismcts-v1"
+    defaults = {**V1_OPTIONS, "iterations": V1_ITERATIONS}
+    follow_plan = False
+    frozen = True
 
 
 class PIMCBot(ISMCTSBot):
     """Bot "pimc": determinized UCT in C, the classic baseline (default 5000 iterations over 8 worlds):
     ``worlds`` worlds sampled from the seat's observation, plain UCT on each as a perfect-information game
     (every selection visible to every player), root visits summed. Same playouts and evaluation as
-    "ismcts", so a pairing of the two measures the algorithms only."""
+    "ismcts", so a pairing of the two measures the algorithms only. Frozen like "ismcts-v1": its options are
+    pinned (:data:`V1_OPTIONS`) and it searches every decision afresh."""
 
     name = "pimc"
     algorithm = "pimc"
+    defaults = {**V1_OPTIONS, "iterations": V1_ITERATIONS}
+    follow_plan = False
+    frozen = True

@@ -1,0 +1,265 @@
+"""Issue 14's bot machinery: the frozen baselines (ismcts-v1, pimc), plan following, the per-game clock, the
+difficulty presets."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from dataclasses import fields
+
+import pytest
+
+from engine import new_game, sample_chance
+from engine.serialize import state_from_dict
+
+import feudo_ai
+from feudo_ai.advice import SearchOptions
+from feudo_ai.bots import make_bot
+
+fast_search = pytest.importorskip("feudo_ai.fast_search")
+if not fast_search.available():  # pragma: no cover - depends on the build
+    pytest.skip("C search not built", allow_module_level=True)
+
+BASELINE = os.path.join(os.path.dirname(__file__), "data", "ismcts_v1_baseline.json")
+
+
+def _baseline() -> dict:
+    with open(BASELINE) as f:
+        return json.load(f)
+
+
+def _play(bots, game_seed: int, players: int = 2) -> tuple[list[int], list[float]]:
+    rng = random.Random(game_seed)
+    state = new_game(players=players, seed=game_seed)
+    actions = []
+    while not state.is_terminal():
+        a = sample_chance(state, rng) if state.is_chance_node() else bots[state.current_player()](state)
+        actions.append(a)
+        state.apply_action(a)
+    return actions, state.returns()
+
+
+def test_v1_options_pin_every_search_option() -> None:
+    """A new SearchOptions field must be pinned for the frozen baselines too (or be a limit, seed or a choice
+    fixed by the bot), else a later default change would alter them."""
+    not_pinned = {"iterations", "seconds", "deadline", "seed", "algorithm", "backend", "engine"}
+    names = {f.name for f in fields(SearchOptions)}
+    assert names - not_pinned - set(fast_search.V1_OPTIONS) == set()
+
+
+def test_v1_options_are_the_defaults_recorded_before_issue_14() -> None:
+    """The pinned values, written out from the defaults of SearchOptions at commit bf7be3f."""
+    assert fast_search.V1_OPTIONS == {"c": 0.2, "exp3_gamma": 0.15, "playout": "truncated", "playout_turns": 0,
+                                      "sampler": "uniform", "temperature": 1.0, "worlds": 8, "max_nodes": None,
+                                      "threads": 1}
+    for name in ("ismcts-v1", "pimc"):
+        opts = make_bot(name, 0).options
+        assert opts.iterations == 5000 and opts.seconds is None
+        assert {k: getattr(opts, k) for k in fast_search.V1_OPTIONS} == fast_search.V1_OPTIONS
+    assert make_bot("ismcts-v1:seconds=0.1", 0).options.iterations is None  # a given limit replaces the budget
+
+
+@pytest.mark.parametrize("algorithm", ["ismcts", "pimc"])
+def test_v1_advice_is_the_advice_recorded_before_issue_14(algorithm: str) -> None:
+    """tests/data/ismcts_v1_baseline.json was recorded with the code of commit bf7be3f (before any change of
+    issue 14): the same positions, seeds and iterations give the same answers with the pinned options."""
+    recorded = [r for r in _baseline()["advice"] if r["algorithm"] == algorithm]
+    assert len(recorded) == 8
+    for r in recorded:
+        # the recorded positions came from games of seed 3 (tests/search_helpers.positions)
+        state = state_from_dict(new_game(players=r["players"], seed=3).game, r["state"])
+        opts = SearchOptions(**fast_search.V1_OPTIONS, iterations=1500, seed=11 + r["index"], algorithm=algorithm)
+        a = feudo_ai.advise(state, state.current_player(), opts)
+        assert a.best == r["best"]
+        assert [p.action for p in a.plan] == r["plan"]
+        assert {str(x.action): x.visits for x in a.alternatives} == r["visits"]
+
+
+@pytest.mark.parametrize("spec,recorded", [("ismcts-v1:iterations=300", "ismcts:iterations=300"),
+                                           ("pimc:iterations=300", "pimc:iterations=300")])
+def test_v1_bots_play_the_games_recorded_before_issue_14(spec: str, recorded: str) -> None:
+    game = next(g for g in _baseline()["games"] if g["spec"] == recorded)
+    bots = [make_bot(spec, s) for s in game["seeds"]]
+    actions, returns = _play(bots, game["game_seed"])
+    assert actions == game["actions"]
+    assert returns == game["returns"]
+
+
+def test_frozen_baselines_reject_the_new_bot_parameters() -> None:
+    for spec in ("ismcts-v1:follow_plan=true", "pimc:game_seconds=10"):
+        with pytest.raises(ValueError, match="frozen baseline"):
+            make_bot(spec, 0)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Plan following
+# ---------------------------------------------------------------------------------------------------------------
+def test_follow_plan_plays_the_planned_turn_without_searching_again() -> None:
+    """With follow_plan the bot searches fewer decisions, and every decision it plays without a search is the
+    next action of its last advice's plan, played where the seat's observation is the one the plan expected."""
+    bot = make_bot("ismcts:iterations=300:follow_plan=true", 3)
+    other = make_bot("ismcts:iterations=300:follow_plan=false", 4)
+    rng = random.Random(9)
+    state = new_game(players=2, seed=9)
+    searched = followed = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(sample_chance(state, rng))
+            continue
+        p = state.current_player()
+        if p == 1:
+            state.apply_action(other(state))
+            continue
+        before, n_before = bot.last_advice, bot.followed
+        a = bot(state)
+        if bot.followed > n_before:
+            followed += 1
+            plan = [x.action for x in before.plan]
+            assert a in plan[1:]  # an action of the plan, not a fresh choice
+        elif bot.last_advice is not before:
+            searched += 1
+            assert a == bot.last_advice.best
+        state.apply_action(a)
+    assert followed > 0 and searched > 0
+    assert other.followed > 0  # its selections only (R6: the whole selection is one decision)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The per-game clock
+# ---------------------------------------------------------------------------------------------------------------
+class FakeClock:
+    """A clock that moves only when told: each search "takes" what ``charge`` says."""
+
+    def __init__(self) -> None:
+        self.t = 100.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def _decisions(players: int = 2, seed: int = 4):
+    """The decision states (two or more legal actions) of a random game, in order."""
+    rng = random.Random(seed)
+    state = new_game(players=players, seed=seed)
+    out = []
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(sample_chance(state, rng))
+            continue
+        if len(state.legal_actions()) > 1:
+            out.append(state.clone())
+        state.apply_action(rng.choice(state.legal_actions()))
+    return out
+
+
+def test_clock_never_exceeds_the_total_and_weighs_the_decisions() -> None:
+    from feudo_ai.clock import GameClock, decision_weight
+
+    fake = FakeClock()
+    clock = GameClock(60.0, clock=fake)
+    base = SearchOptions()
+    states = _decisions()
+    for state in states:
+        if clock.exhausted(state):
+            continue
+        opts = clock.options_for(state, base)
+        assert opts.iterations is None and opts.seconds is not None and opts.seconds <= clock.left
+        fake.t += opts.seconds + 0.001  # the search used its whole slice, and a millisecond more
+        clock.stop()
+    assert clock.used <= 60.0
+    assert clock.used > 0.5 * 60.0  # and it does use the time it has
+    # the same clock (fresh, same turn): a selection gets more than an attack, more than a plain decision,
+    # more than a choice between two actions
+    from feudo_ai.clock import W_ATTACK, W_NARROW, W_SELECTION
+    for turn in range(3, 8):
+        kinds = {}
+        for st in states:
+            if st.turn == turn:
+                kinds.setdefault(decision_weight(st), st)
+        if {W_SELECTION, W_ATTACK, 1.0, W_NARROW} <= set(kinds):
+            break
+    else:
+        raise AssertionError("no turn with every kind of decision")
+    got = {w: GameClock(60.0, clock=fake).slice_for(st) for w, st in kinds.items()}
+    assert got[W_SELECTION] > got[W_ATTACK] > got[1.0] > got[W_NARROW] > 0
+
+
+def test_clock_runs_out_then_stops_searching() -> None:
+    """A clock charged more than it gives (a slow machine) runs out: from then on no search is started."""
+    from feudo_ai.clock import GameClock
+
+    fake = FakeClock()
+    clock = GameClock(5.0, clock=fake)
+    states = _decisions()
+    ran_out_at = None
+    for i, state in enumerate(states):
+        if clock.exhausted(state):
+            ran_out_at = i
+            break
+        clock.options_for(state, SearchOptions())
+        fake.t += 0.4
+        clock.stop()
+    assert ran_out_at is not None and ran_out_at < len(states) - 1
+    assert clock.used <= 5.0 + 0.4  # the last search may only overrun by what it was charged beyond its slice
+    with pytest.raises(RuntimeError, match="no time left"):
+        clock.options_for(states[ran_out_at], SearchOptions())
+
+
+def test_clock_resets_for_a_new_game() -> None:
+    from feudo_ai.clock import GameClock
+
+    fake = FakeClock()
+    clock = GameClock(10.0, clock=fake)
+    states = _decisions()
+    late = [s for s in states if s.turn >= 5][0]
+    clock.options_for(late, SearchOptions())
+    fake.t += 5.0
+    clock.stop()
+    assert clock.used == 5.0
+    clock.slice_for(states[0])  # turn 0 again: another game
+    assert clock.used == 0.0
+
+
+def test_bot_with_a_game_clock_plays_a_whole_game_within_it() -> None:
+    """ismcts:game_seconds with an injected fake clock charging every search 0.25 s: the bot keeps to its total,
+    then plays its fallback (the greedy move) without searching; every move is legal."""
+    fake = FakeClock()
+    clock_bot = make_bot("ismcts:iterations=1", 1)  # placeholder for the other seat: a tiny search
+    bot = fast_search.ISMCTSBot(5, game_seconds=8.0, clock=fake)
+    real_searched = bot.searched
+
+    def charged(state, advice):
+        fake.t += 0.25
+        real_searched(state, advice)
+
+    bot.searched = charged
+    rng = random.Random(2)
+    state = new_game(players=2, seed=2)
+    fallbacks = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(sample_chance(state, rng))
+            continue
+        if state.current_player() == 0:
+            legal = state.legal_actions()
+            before = bot.last_advice
+            a = bot(state)
+            if len(legal) > 1 and bot.last_advice is before and bot._planned == [] and bot.clock.exhausted(state):
+                fallbacks += 1
+            assert a in legal
+        else:
+            a = clock_bot(state)
+        state.apply_action(a)
+    assert bot.clock.used <= 8.0
+    assert len(bot.clock.slices) >= 8
+    assert fallbacks > 0  # 0.25 s charged a search: the 8 s ran out before the end
+
+
+@pytest.mark.parametrize("spec,field", [("ismcts:game_seconds=0", "game_seconds"),
+                                        ("ismcts:game_seconds=abc", "game_seconds"),
+                                        ("ismcts:game_seconds=10:seconds=0.1", "game_seconds"),
+                                        ("ismcts:follow_plan=3", "follow_plan")])
+def test_bad_clock_parameters_name_the_field(spec: str, field: str) -> None:
+    with pytest.raises(ValueError, match=field):
+        make_bot(spec, 0)
