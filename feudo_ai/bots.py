@@ -150,6 +150,33 @@ BOTS: dict[str, Callable[..., Bot]] = {
 }
 
 
+# Difficulty levels (issue 14): named bots for front-ends, each beating the one below at a measured rate
+# (docs/search.md "Difficulty levels"). Budgets are iterations per searched decision, so a level plays the same
+# on any machine; parameters given after a level's name override its own (e.g. ``hard:threads=2``).
+LEVELS: dict[str, str] = {
+    "easy": "ismcts:iterations=25",
+    "medium": "ismcts:iterations=400",
+    "hard": "ismcts:iterations=5000",
+    "max": "ismcts:iterations=50000",
+}
+
+
+def _level(level: str) -> Callable[..., Bot]:
+    def factory(seed: int = 0, **params) -> Bot:
+        base, own = parse_bot_spec(LEVELS[level])
+        bot = BOTS[base](seed, **{**own, **params})
+        bot.name = level
+        return bot
+
+    factory.__name__ = f"level_{level}"
+    factory.target = lambda: BOTS[parse_bot_spec(LEVELS[level])[0]].target()  # type: ignore[attr-defined]
+    return factory
+
+
+for _name in LEVELS:
+    BOTS[_name] = _level(_name)
+
+
 def register(name: str, factory: Callable[..., Bot]) -> None:
     BOTS[name] = factory
 

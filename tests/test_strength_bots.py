@@ -263,3 +263,40 @@ def test_bot_with_a_game_clock_plays_a_whole_game_within_it() -> None:
 def test_bad_clock_parameters_name_the_field(spec: str, field: str) -> None:
     with pytest.raises(ValueError, match=field):
         make_bot(spec, 0)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Difficulty levels
+# ---------------------------------------------------------------------------------------------------------------
+def test_levels_are_bots_with_growing_budgets() -> None:
+    from feudo_ai.bots import BOTS, LEVELS
+
+    budgets = []
+    for level in ("easy", "medium", "hard", "max"):
+        assert level in LEVELS and level in BOTS
+        bot = make_bot(level, 1)
+        assert bot.name == level
+        budgets.append(bot.options.iterations)
+    assert budgets == sorted(budgets) and len(set(budgets)) == 4
+    hard2 = make_bot("hard:threads=2", 1)  # a level's own parameters can be overridden
+    assert hard2.options.threads == 2 and hard2.options.iterations == make_bot("hard", 1).options.iterations
+    with pytest.raises(ValueError, match="nope"):
+        make_bot("easy:nope=1", 1)
+
+
+def test_levels_play_in_the_arena_and_in_hosted_matches() -> None:
+    from feudo_ai.arena import TournamentConfig, run_tournament
+    from feudo_ai.matches.spec import MatchSetup
+
+    run = run_tournament(TournamentConfig(bots=("easy", "medium"), players=2, games=2, seed=5001,
+                                          format="gauntlet"), jobs=1)
+    assert run.summary["games_played"] == 2
+    MatchSetup.from_dict({"players": 2, "seats": ["external", "hard"], "seed": 1}).check_bots()
+
+
+def test_cli_selfplay_accepts_a_level(capsys) -> None:
+    from feudo_ai.cli import main
+
+    assert main(["selfplay", "--players", "2", "--bots", "easy,greedy", "--seed", "3", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["bots"] == ["easy", "greedy"]
