@@ -74,6 +74,7 @@ class AdviceBot(Bot):
             if expected == obs:  # the same decision, further on (forced picks are played without asking)
                 self._planned = self._planned[i + 1:]
                 self.followed += 1
+                self.on_followed(state)
                 return action
         opts = self.search_options(state)
         if opts is None:  # no time left to search (a game clock ran out): the fallback's move, no search
@@ -96,6 +97,9 @@ class AdviceBot(Bot):
 
     def searched(self, state: State, advice) -> None:
         """Called after each search (a subclass may book its time)."""
+
+    def on_followed(self, state: State) -> None:
+        """Called for a decision played from the plan without a search (a subclass may bank its budget)."""
 
     def fallback(self, state: State) -> int:
         """The move when :meth:`search_options` gives no search: the greedy bot's (no search, milliseconds)."""
@@ -154,10 +158,10 @@ BOTS: dict[str, Callable[..., Bot]] = {
 # (docs/search.md "Difficulty levels"). Budgets are iterations per searched decision, so a level plays the same
 # on any machine; parameters given after a level's name override its own (e.g. ``hard:threads=2``).
 LEVELS: dict[str, str] = {
-    "easy": "ismcts:iterations=25",
-    "medium": "ismcts:iterations=400",
-    "hard": "ismcts:iterations=5000",
-    "max": "ismcts:iterations=50000",
+    "easy": "ismcts:iterations=30:c=0.2:exp3_gamma=0.15",
+    "medium": "ismcts:iterations=300:c=0.2:exp3_gamma=0.15",
+    "hard": "ismcts:iterations=3000:c=0.2:exp3_gamma=0.15",
+    "max": "ismcts:iterations=30000:c=0.2:exp3_gamma=0.15",
 }
 
 

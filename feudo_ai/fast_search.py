@@ -42,8 +42,8 @@ from __future__ import annotations
 
 import threading
 
-from .advice import (MAX_NODES, MAX_SEARCH_BYTES, NODE_BYTES, Advice, SearchOptions, deadline_of, derive_seed, now,
-                     public_root, search_advice, split_budget)
+from .advice import (MAX_ITERATIONS, MAX_NODES, MAX_SEARCH_BYTES, MAX_SECONDS, NODE_BYTES, Advice, SearchOptions,
+                     deadline_of, derive_seed, now, public_root, search_advice, split_budget)
 from .bots import AdviceBot
 from .cancel import forward_cancel
 
@@ -184,22 +184,34 @@ V1_ITERATIONS = 5000
 _LIMITS = ("iterations", "seconds", "deadline")
 
 
+BANK_CAP = 4.0  # decisions' budgets added to one search at most (bank)
+
+
 class ISMCTSBot(AdviceBot):
     """Bot "ismcts": plays :func:`feudo_ai.advise`'s answer with the C MO-ISMCTS (default 5000 iterations,
     1 thread). Parameters are :class:`~feudo_ai.advice.SearchOptions` fields (``iterations``, ``seconds``,
     ``threads``, ``playout``, ``sampler``, ...); the seed comes from the bot's own generator. Bot parameters
-    besides: ``follow_plan`` (play the rest of a planned turn without searching again until new information
-    arrives; default on for "ismcts") and ``game_seconds`` (a per-game clock: total thinking time of the seat
-    in one game, spread over its decisions by :class:`feudo_ai.clock.GameClock`; replaces ``seconds``)."""
+    besides (issue 14):
+
+    - ``follow_plan`` (default true): play the rest of a planned turn (the advice's plan: the seat's actions
+      until new information arrives) without searching again, while the seat's observation is the one the plan
+      expected; false searches every decision afresh (as "ismcts-v1" does; a selection's picks are always
+      followed);
+    - ``bank`` (default true): the budget (``iterations`` or ``seconds``) of each decision played from the plan
+      is added to the next search (at most :data:`BANK_CAP` decisions' worth at once), so over a game the bot
+      thinks as long as one that searches every decision;
+    - ``game_seconds``: a per-game clock, the seat's total thinking time in one game, spread over its decisions
+      by :class:`feudo_ai.clock.GameClock` (instead of ``iterations``/``seconds``)."""
 
     name = "ismcts"
     algorithm = "ismcts"
     defaults: dict = {}
     follow_plan = True
+    bank = True
     frozen = False  # a frozen baseline: no bot parameter beyond the search options
 
-    def __init__(self, seed: int = 0, *, follow_plan: bool | None = None, game_seconds: float | None = None,
-                 clock=None, **params):
+    def __init__(self, seed: int = 0, *, follow_plan: bool | None = None, bank: bool | None = None,
+                 game_seconds: float | None = None, clock=None, **params):
         _require()
         super().__init__(seed)
         params.pop("seed", None)
@@ -208,13 +220,15 @@ class ISMCTSBot(AdviceBot):
                 raise ValueError(f"unknown {self.name} parameter {fixed} (fixed by the bot)")
         if self.algorithm != "pimc" and "worlds" in params:
             raise ValueError(f"unknown {self.name} parameter worlds (pimc only)")
-        if self.frozen and (follow_plan is not None or game_seconds is not None):
-            raise ValueError(f"{self.name} is a frozen baseline: follow_plan and game_seconds are not parameters "
-                             f"of it")
-        if follow_plan is not None:
-            if not isinstance(follow_plan, bool):
-                raise ValueError(f"follow_plan: expected true or false, got {follow_plan!r}")
-            self.follow_plan = follow_plan
+        if self.frozen and (follow_plan is not None or bank is not None or game_seconds is not None):
+            raise ValueError(f"{self.name} is a frozen baseline: follow_plan, bank and game_seconds are not "
+                             f"parameters of it")
+        for name, value in (("follow_plan", follow_plan), ("bank", bank)):
+            if value is not None:
+                if not isinstance(value, bool):
+                    raise ValueError(f"{name}: expected true or false, got {value!r}")
+                setattr(self, name, value)
+        self._bank = 0.0  # decisions' budgets saved by following the plan, not spent yet
         defaults = dict(self.defaults)
         if any(k in params for k in _LIMITS):
             defaults.pop("iterations", None)  # the caller's limit replaces the default budget
@@ -234,7 +248,7 @@ class ISMCTSBot(AdviceBot):
 
     def search_options(self, state):
         if self.clock is None:
-            return self.options
+            return self._banked(self.options)
         if self.clock.exhausted(state):
             return None
         return self.clock.options_for(state, self.options)
@@ -242,6 +256,24 @@ class ISMCTSBot(AdviceBot):
     def searched(self, state, advice) -> None:
         if self.clock is not None:
             self.clock.stop()
+
+    def on_followed(self, state) -> None:
+        if self.bank and self.clock is None:
+            self._bank += 1.0
+
+    def _banked(self, opts: SearchOptions) -> SearchOptions:
+        """``bank``: the budget of the decisions played from a plan goes to the next search (at most
+        :data:`BANK_CAP` decisions' worth at once), so the bot thinks as long in a game as one that searches every
+        decision, spent where the plan ends (new information) rather than on the plan's continuation."""
+        if not self._bank:
+            return opts
+        extra = min(self._bank, BANK_CAP)
+        self._bank -= extra
+        if opts.seconds is not None:
+            return opts.replace(seconds=min(opts.seconds * (1.0 + extra), MAX_SECONDS))
+        if opts.budget is not None:
+            return opts.replace(iterations=min(int(round(opts.budget * (1.0 + extra))), MAX_ITERATIONS))
+        return opts  # a deadline only: nothing to bank
 
 
 class ISMCTSV1Bot(ISMCTSBot):

@@ -300,3 +300,21 @@ def test_cli_selfplay_accepts_a_level(capsys) -> None:
     assert main(["selfplay", "--players", "2", "--bots", "easy,greedy", "--seed", "3", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["bots"] == ["easy", "greedy"]
+
+
+def test_bank_adds_the_followed_decisions_budget_to_the_next_search() -> None:
+    bot = make_bot("ismcts:iterations=1000", 1)
+    assert bot.search_options(None).iterations == 1000
+    bot.on_followed(None)
+    bot.on_followed(None)
+    assert bot.search_options(None).iterations == 3000  # this search: its own budget and the two banked ones
+    assert bot.search_options(None).iterations == 1000  # spent
+    for _ in range(10):
+        bot.on_followed(None)
+    assert bot.search_options(None).iterations == 1000 * (1 + fast_search.BANK_CAP)  # capped a search
+    timed = make_bot("ismcts:seconds=0.1", 1)
+    timed.on_followed(None)
+    assert timed.search_options(None).seconds == pytest.approx(0.2)
+    plain = make_bot("ismcts:iterations=1000:bank=false", 1)
+    plain.on_followed(None)
+    assert plain.search_options(None).iterations == 1000
