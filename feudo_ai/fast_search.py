@@ -44,6 +44,8 @@ import threading
 
 from .advice import (MAX_ITERATIONS, MAX_NODES, MAX_SEARCH_BYTES, MAX_SECONDS, NODE_BYTES, Advice, SearchOptions,
                      deadline_of, derive_seed, now, public_root, search_advice, split_budget)
+from engine.state import Phase
+
 from .bots import AdviceBot
 from .cancel import forward_cancel
 
@@ -187,6 +189,15 @@ _LIMITS = ("iterations", "seconds", "deadline")
 BANK_CAP = 4.0  # decisions' budgets added to one search at most (bank)
 
 
+def _picks_left(state) -> int:
+    """The cards the player to act still has to pick in its secret selection (R6: Army Cards, then one Trading
+    Card), from its own observation."""
+    seat = state.current_player()
+    obs = state.observation(seat)
+    army = state.game.ruleset.army_cards_selected
+    return max(1, army + 1 - int(obs["selected_count"][seat]))
+
+
 class ISMCTSBot(AdviceBot):
     """Bot "ismcts": plays :func:`feudo_ai.advise`'s answer with the C MO-ISMCTS (default 5000 iterations,
     1 thread). Parameters are :class:`~feudo_ai.advice.SearchOptions` fields (``iterations``, ``seconds``,
@@ -229,6 +240,7 @@ class ISMCTSBot(AdviceBot):
                     raise ValueError(f"{name}: expected true or false, got {value!r}")
                 setattr(self, name, value)
         self._bank = 0.0  # decisions' budgets saved by following the plan, not spent yet
+        self._prepaid = 0  # picks of the current selection whose budget its search already had
         defaults = dict(self.defaults)
         if any(k in params for k in _LIMITS):
             defaults.pop("iterations", None)  # the caller's limit replaces the default budget
@@ -248,7 +260,7 @@ class ISMCTSBot(AdviceBot):
 
     def search_options(self, state):
         if self.clock is None:
-            return self._banked(self.options)
+            return self._banked(self.options, state)
         if self.clock.exhausted(state):
             return None
         return self.clock.options_for(state, self.options)
@@ -259,16 +271,26 @@ class ISMCTSBot(AdviceBot):
 
     def on_followed(self, state) -> None:
         if self.bank and self.clock is None:
-            self._bank += 1.0
+            if self._prepaid > 0:
+                self._prepaid -= 1  # a selection's pick, already spent by the selection's search
+            else:
+                self._bank += 1.0
 
-    def _banked(self, opts: SearchOptions) -> SearchOptions:
+    def _banked(self, opts: SearchOptions, state=None) -> SearchOptions:
         """``bank``: the budget of the decisions played from a plan goes to the next search (at most
         :data:`BANK_CAP` decisions' worth at once), so the bot thinks as long in a game as one that searches every
-        decision, spent where the plan ends (new information) rather than on the plan's continuation."""
-        if not self._bank:
+        decision, spent where the plan ends (new information) rather than on the plan's continuation. A secret
+        selection (R6: its picks are one decision, planned at once) is paid in advance: its search gets the
+        budget of all its picks (the first Army Card's and one for each other card to pick)."""
+        extra = 0.0
+        self._prepaid = 0
+        if self.bank and state is not None and getattr(state, "phase", None) == Phase.SELECT:
+            self._prepaid = _picks_left(state) - 1
+            extra = float(self._prepaid)
+        if not self._bank and not extra:
             return opts
-        extra = min(self._bank, BANK_CAP)
-        self._bank -= extra
+        extra = min(self._bank + extra, BANK_CAP)
+        self._bank = max(0.0, self._bank - extra)
         if opts.seconds is not None:
             return opts.replace(seconds=min(opts.seconds * (1.0 + extra), MAX_SECONDS))
         if opts.budget is not None:
@@ -284,6 +306,7 @@ class ISMCTSV1Bot(ISMCTSBot):
     name = "ismcts-v1"
     defaults = {**V1_OPTIONS, "iterations": V1_ITERATIONS}
     follow_plan = False
+    bank = False
     frozen = True
 
 
@@ -298,4 +321,5 @@ class PIMCBot(ISMCTSBot):
     algorithm = "pimc"
     defaults = {**V1_OPTIONS, "iterations": V1_ITERATIONS}
     follow_plan = False
+    bank = False
     frozen = True

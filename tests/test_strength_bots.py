@@ -318,3 +318,21 @@ def test_bank_adds_the_followed_decisions_budget_to_the_next_search() -> None:
     plain = make_bot("ismcts:iterations=1000:bank=false", 1)
     plain.on_followed(None)
     assert plain.search_options(None).iterations == 1000
+
+
+def test_bank_pays_a_selection_in_advance() -> None:
+    """A secret selection's search gets the budget of its four picks (R6: three Army Cards, one Trading Card);
+    the three picks then played from its plan add nothing to the bank."""
+    from engine.state import Phase
+
+    rng = random.Random(1)
+    state = new_game(players=2, seed=3)
+    while state.phase != Phase.SELECT:
+        state.apply_action(sample_chance(state, rng) if state.is_chance_node() else rng.choice(state.legal_actions()))
+    bot = make_bot("ismcts:iterations=500", 1)
+    assert bot.search_options(state).iterations == 2000
+    for _ in range(3):
+        bot.on_followed(state)
+    assert bot._bank == 0.0
+    bot.on_followed(state)  # a plan's decision beyond the selection
+    assert bot._bank == 1.0
