@@ -258,6 +258,15 @@ class ISMCTSBot(AdviceBot):
         elif clock is not None:
             raise ValueError("clock: only with game_seconds")
 
+    def choose(self, state) -> int:
+        if self.clock is None:
+            return super().choose(state)
+        self.clock.begin(state)
+        try:
+            return super().choose(state)
+        finally:
+            self.clock.end()
+
     def search_options(self, state):
         if self.clock is None:
             return self._banked(self.options, state)

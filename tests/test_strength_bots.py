@@ -160,15 +160,21 @@ def test_clock_never_exceeds_the_total_and_weighs_the_decisions() -> None:
     clock = GameClock(60.0, clock=fake)
     base = SearchOptions()
     states = _decisions()
+    searched = 0
     for state in states:
-        if clock.exhausted(state):
-            continue
-        opts = clock.options_for(state, base)
-        assert opts.iterations is None and opts.seconds is not None and opts.seconds <= clock.left
-        fake.t += opts.seconds + 0.001  # the search used its whole slice, and a millisecond more
-        clock.stop()
+        clock.begin(state)
+        fake.t += 0.002  # the bot's overhead around a search: 2 ms a decision
+        if not clock.exhausted(state):
+            left = clock.left(state)
+            opts = clock.options_for(state, base)
+            assert opts.iterations is None and opts.seconds is not None and opts.seconds <= left
+            fake.t += opts.seconds + 0.001  # the search used its whole slice, and a millisecond more
+            clock.stop()
+            searched += 1
+        clock.end()
     assert clock.used <= 60.0
-    assert clock.used > 0.5 * 60.0  # and it does use the time it has
+    assert clock.searching > 0.5 * 60.0  # and it does use the time it has
+    assert clock.overhead == pytest.approx(0.002)  # (the extra millisecond was inside the search)
     # the same clock (fresh, same turn): a selection gets more than an attack, more than a plain decision,
     # more than a choice between two actions
     from feudo_ai.clock import W_ATTACK, W_NARROW, W_SELECTION
@@ -194,16 +200,35 @@ def test_clock_runs_out_then_stops_searching() -> None:
     states = _decisions()
     ran_out_at = None
     for i, state in enumerate(states):
+        clock.begin(state)
         if clock.exhausted(state):
             ran_out_at = i
+            clock.end()
             break
         clock.options_for(state, SearchOptions())
         fake.t += 0.4
         clock.stop()
+        clock.end()
     assert ran_out_at is not None and ran_out_at < len(states) - 1
     assert clock.used <= 5.0 + 0.4  # the last search may only overrun by what it was charged beyond its slice
     with pytest.raises(RuntimeError, match="no time left"):
         clock.options_for(states[ran_out_at], SearchOptions())
+
+
+def test_clock_reserves_the_overhead_of_the_decisions_to_come() -> None:
+    """A bot whose decisions cost 50 ms outside the search keeps that time back for the rest of the game."""
+    from feudo_ai.clock import GameClock
+
+    fake = FakeClock()
+    clock = GameClock(30.0, clock=fake)
+    states = _decisions()
+    for state in states[:40]:
+        clock.begin(state)
+        fake.t += 0.05
+        clock.end()
+    late = states[40]
+    assert clock.reserve(late) == pytest.approx(0.05 * clock.expected_decisions(late))
+    assert clock.left(late) == pytest.approx(30.0 - clock.used - clock.reserve(late))
 
 
 def test_clock_resets_for_a_new_game() -> None:
@@ -213,19 +238,22 @@ def test_clock_resets_for_a_new_game() -> None:
     clock = GameClock(10.0, clock=fake)
     states = _decisions()
     late = [s for s in states if s.turn >= 5][0]
+    clock.begin(late)
     clock.options_for(late, SearchOptions())
     fake.t += 5.0
     clock.stop()
+    clock.end()
     assert clock.used == 5.0
     clock.slice_for(states[0])  # turn 0 again: another game
     assert clock.used == 0.0
 
 
 def test_bot_with_a_game_clock_plays_a_whole_game_within_it() -> None:
-    """ismcts:game_seconds with an injected fake clock charging every search 0.25 s: the bot keeps to its total,
-    then plays its fallback (the greedy move) without searching; every move is legal."""
+    """ismcts:game_seconds with an injected fake clock charging every search 0.25 s and every decision 10 ms:
+    the bot keeps to its total, then plays its fallback (the greedy move) without searching; every move is
+    legal."""
     fake = FakeClock()
-    clock_bot = make_bot("ismcts:iterations=1", 1)  # placeholder for the other seat: a tiny search
+    other = make_bot("ismcts:iterations=1", 1)
     bot = fast_search.ISMCTSBot(5, game_seconds=8.0, clock=fake)
     real_searched = bot.searched
 
@@ -243,13 +271,14 @@ def test_bot_with_a_game_clock_plays_a_whole_game_within_it() -> None:
             continue
         if state.current_player() == 0:
             legal = state.legal_actions()
-            before = bot.last_advice
+            before, followed = bot.last_advice, bot.followed
+            fake.t += 0.01
             a = bot(state)
-            if len(legal) > 1 and bot.last_advice is before and bot._planned == [] and bot.clock.exhausted(state):
+            if len(legal) > 1 and bot.last_advice is before and bot.followed == followed:
                 fallbacks += 1
             assert a in legal
         else:
-            a = clock_bot(state)
+            a = other(state)
         state.apply_action(a)
     assert bot.clock.used <= 8.0
     assert len(bot.clock.slices) >= 8
