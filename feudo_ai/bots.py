@@ -155,11 +155,11 @@ BOTS: dict[str, Callable[..., Bot]] = {
 
 
 # Difficulty levels (issue 14): named bots for front-ends, each beating the one below at a measured rate
-# (docs/search.md "Difficulty levels"). Budgets are iterations per searched decision, so a level plays the same
-# on any machine; parameters given after a level's name override its own (e.g. ``hard:threads=2``).
+# (docs/search.md "Difficulty levels"). The search levels' budgets are iterations per searched decision, so a
+# level plays the same on any machine; parameters given after a level's name override its own (``hard:threads=2``).
 LEVELS: dict[str, str] = {
-    "easy": "ismcts:iterations=30:c=0.2:exp3_gamma=0.15",
-    "medium": "ismcts:iterations=300:c=0.2:exp3_gamma=0.15",
+    "easy": "greedy:epsilon=0.4",  # the greedy player, four decisions in ten at random
+    "medium": "greedy",  # the one-ply heuristic player: no search, instant
     "hard": "ismcts:iterations=3000:c=0.2:exp3_gamma=0.15",
     "max": "ismcts:iterations=30000:c=0.2:exp3_gamma=0.15",
 }
@@ -173,7 +173,11 @@ def _level(level: str) -> Callable[..., Bot]:
         return bot
 
     factory.__name__ = f"level_{level}"
-    factory.target = lambda: BOTS[parse_bot_spec(LEVELS[level])[0]].target()  # type: ignore[attr-defined]
+    def target() -> type:
+        base = BOTS[parse_bot_spec(LEVELS[level])[0]]
+        return base.target() if hasattr(base, "target") else base
+
+    factory.target = target  # type: ignore[attr-defined]
     return factory
 
 

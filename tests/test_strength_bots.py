@@ -297,20 +297,37 @@ def test_bad_clock_parameters_name_the_field(spec: str, field: str) -> None:
 # ---------------------------------------------------------------------------------------------------------------
 # Difficulty levels
 # ---------------------------------------------------------------------------------------------------------------
-def test_levels_are_bots_with_growing_budgets() -> None:
+def test_levels_are_bots_of_growing_strength_by_construction() -> None:
+    """easy: greedy with random mistakes; medium: greedy; hard and max: ismcts, max with ten times hard's
+    iterations (the measured rates between them are in docs/search.md)."""
     from feudo_ai.bots import BOTS, LEVELS
+    from feudo_ai.greedy import GreedyBot
 
-    budgets = []
-    for level in ("easy", "medium", "hard", "max"):
-        assert level in LEVELS and level in BOTS
-        bot = make_bot(level, 1)
-        assert bot.name == level
-        budgets.append(bot.options.iterations)
-    assert budgets == sorted(budgets) and len(set(budgets)) == 4
+    bots = {level: make_bot(level, 1) for level in ("easy", "medium", "hard", "max")}
+    assert set(LEVELS) == set(bots) and all(level in BOTS for level in bots)
+    assert all(b.name == level for level, b in bots.items())
+    assert isinstance(bots["easy"], GreedyBot) and 0 < bots["easy"].epsilon < 1
+    assert isinstance(bots["medium"], GreedyBot) and bots["medium"].epsilon == 0
+    assert isinstance(bots["hard"], fast_search.ISMCTSBot) and isinstance(bots["max"], fast_search.ISMCTSBot)
+    assert bots["max"].options.iterations == 10 * bots["hard"].options.iterations
     hard2 = make_bot("hard:threads=2", 1)  # a level's own parameters can be overridden
-    assert hard2.options.threads == 2 and hard2.options.iterations == make_bot("hard", 1).options.iterations
+    assert hard2.options.threads == 2 and hard2.options.iterations == bots["hard"].options.iterations
     with pytest.raises(ValueError, match="nope"):
-        make_bot("easy:nope=1", 1)
+        make_bot("hard:nope=1", 1)
+    with pytest.raises(ValueError, match="epsilon"):
+        make_bot("easy:epsilon=2", 1)
+
+
+def test_easy_plays_random_moves_at_its_rate() -> None:
+    """greedy:epsilon=e plays a uniformly random legal action in a share e of its decisions (seeded)."""
+    from feudo_ai.greedy import GreedyBot
+
+    states = [s for s in _decisions()[:400] if len(s.legal_actions()) > 3][:150]
+    greedy, noisy = GreedyBot(3), GreedyBot(3, epsilon=0.4)
+    differ = sum(greedy.choose(s) != noisy.choose(s) for s in states)
+    assert 0.1 * len(states) < differ < 0.6 * len(states)
+    assert [GreedyBot(3, epsilon=0.4).choose(s) for s in states[:20]] == \
+        [GreedyBot(3, epsilon=0.4).choose(s) for s in states[:20]]
 
 
 def test_levels_play_in_the_arena_and_in_hosted_matches() -> None:
@@ -365,3 +382,31 @@ def test_bank_pays_a_selection_in_advance() -> None:
     assert bot._bank == 0.0
     bot.on_followed(state)  # a plan's decision beyond the selection
     assert bot._bank == 1.0
+
+
+def test_strength_benchmark_issue14_suite() -> None:
+    """The issue's table as a suite: every pairing named with its target; one cheap pairing runs."""
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.join(root, "benchmarks"))
+    try:
+        import strength
+    finally:
+        sys.path.pop(0)
+    names = [p["name"] for p in strength.issue14_pairings(False)]
+    assert len(names) == 9 and all(p["target"] for p in strength.issue14_pairings(False))
+    long = strength.issue14_pairings(False, long=True)
+    assert len(long) == 10 and long[-1]["a"] == "ismcts:seconds=1" and long[-1]["b"] == "ismcts:seconds=0.2"
+    assert all(p["games"] >= 400 for p in strength.issue14_pairings(False))
+    out = subprocess.run([sys.executable, "benchmarks/strength.py", "--suite", "issue14", "--only", "medium vs easy",
+                          "--games", "2", "--jobs", "1", "--json"], cwd=root, capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout)
+    assert summary["suite"] == "issue14" and summary["seed"] == 1000
+    (p,) = summary["pairings"]
+    assert p["name"] == "medium vs easy (2p)" and p["games"] == 2 and p["target"] == ">= 0.70"
+    lo, hi = p["wilson95"]
+    assert 0.0 <= lo <= p["win_rate_a"] <= hi <= 1.0
