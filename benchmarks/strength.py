@@ -19,20 +19,19 @@ result.
 
 ``--suite issue14`` is the table of issue 14 (strength that grows with thinking time, difficulty levels):
 
-    python benchmarks/strength.py --suite issue14 --json                  # 400 games a pairing: ~12 hours
-    python benchmarks/strength.py --suite issue14 --games 24 --json       # what fits an hour on 2 cores
-    python benchmarks/strength.py --suite issue14 --long --only "1 s" --json   # 1 s vs 0.2 s: ~7 hours
-    python benchmarks/strength.py --suite issue14 --quick --json          # a smoke run, ~15 minutes
+    python benchmarks/strength.py --suite issue14 --json                  # 400 games a pairing: ~14-24 hours
+    python benchmarks/strength.py --suite issue14 --games 16 --json       # what fits about an hour on 2 cores
+    python benchmarks/strength.py --suite issue14 --long --only "1 s" --json   # 1 s vs 0.2 s, 400 games: ~7 hours
+    python benchmarks/strength.py --suite issue14 --quick --json          # a smoke run, ~25 minutes
 
-Its default seed, 1000, is the held-out one: the tuning of issue 14 used deal seeds 5000-5999 only (5000, 5100,
-5300, 5400, 5500, 5600, 5650, 5700, 5800, 5900, 5950). Time a game, measured with ``--jobs 2`` on the shared
-2-core machine (load average 7-9): the equal-time pairings' searches take their wall time whatever the load, so
-a 2-player game at 0.1 s a decision takes about 22 s (each seat has about 105 decisions with a choice; ismcts
-vs greedy about 16 s), a 4-player game about 4 times that; 10,000 vs 2,000 iterations about 12 s unloaded,
-medium vs easy about 7 s, hard vs medium about 15 s, max vs hard about 40 s, 1 s vs 0.2 s about 130 s. With two
-games at a time, 400 games a pairing is about 12 hours for the nine pairings (the two 4-player pairings are
-more than half of it) and --long adds about 7 hours: 400 games a pairing cannot fit an hour; ``--games 24``
-does (whole seat rotations in 2 and 4 players).
+Its default seed, 1000, is the held-out one: the tuning of issue 14 used deal seeds in 5000-5999 only. Seconds a
+game, measured with ``--jobs 2`` on the shared 2-core machine (load average 7-9): the equal-time pairings'
+searches take their wall time whatever the load (each seat has about 105 decisions with a choice a 2-player
+game): ismcts vs pimc 21 s, vs ismcts-v1 24 s, vs greedy about 16 s, 4 players 40-45 s; the iteration budgets
+scale with the load: 10,000 vs 2,000 iterations about 70 s (about a third unloaded), medium vs easy 7 s, hard vs
+medium 19 s, max vs hard 187 s (max thinks about 1.5 s a decision there); 1 s vs 0.2 s about 130 s. With two
+games at a time, 400 games a pairing is about 24 hours under that load (about 14 unloaded; max vs hard is 10 of
+them): it cannot fit an hour. ``--games 16`` (whole seat rotations in 2 and 4 players) is about an hour.
 """
 
 from __future__ import annotations

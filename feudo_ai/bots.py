@@ -158,7 +158,7 @@ BOTS: dict[str, Callable[..., Bot]] = {
 # (docs/search.md "Difficulty levels"). The search levels' budgets are iterations per searched decision, so a
 # level plays the same on any machine; parameters given after a level's name override its own (``hard:threads=2``).
 LEVELS: dict[str, str] = {
-    "easy": "greedy:epsilon=0.4",  # the greedy player, four decisions in ten at random
+    "easy": "greedy:epsilon=0.6",  # the greedy player, six decisions in ten at random
     "medium": "greedy",  # the one-ply heuristic player: no search, instant
     "hard": "ismcts:iterations=3000:c=0.2:exp3_gamma=0.15",
     "max": "ismcts:iterations=30000:c=0.2:exp3_gamma=0.15",
