@@ -87,8 +87,11 @@ class AdviceBot(Bot):
             s = state.clone()
             for i, p in enumerate(advice.plan):
                 if i:
+                    # The plan was made in the seat's view, where another seat may seem to pass: stop where the
+                    # game gives the turn to someone else. That reads nothing hidden in effect: a step is played
+                    # only when the seat's observation is the one recorded, which another seat's action changes.
                     if s.current_player() != seat or p.action not in s.legal_actions():
-                        break  # (the plan was made in the seat's view, where another seat may seem to pass)
+                        break
                     self._planned.append((s.observation(seat), p.action))
                 s.apply_action(p.action)
                 if s.is_chance_node() or s.is_terminal():

@@ -42,10 +42,10 @@ from __future__ import annotations
 
 import threading
 
-from .advice import (MAX_ITERATIONS, MAX_NODES, MAX_SEARCH_BYTES, MAX_SECONDS, NODE_BYTES, Advice, SearchOptions,
-                     deadline_of, derive_seed, now, public_root, search_advice, split_budget)
 from engine.state import Phase
 
+from .advice import (MAX_ITERATIONS, MAX_NODES, MAX_SEARCH_BYTES, MAX_SECONDS, NODE_BYTES, Advice, SearchOptions,
+                     deadline_of, derive_seed, now, public_root, search_advice, split_budget)
 from .bots import AdviceBot
 from .cancel import forward_cancel
 
@@ -184,8 +184,6 @@ V1_OPTIONS: dict = {"c": 0.2, "exp3_gamma": 0.15, "playout": "truncated", "playo
                     "temperature": 1.0, "worlds": 8, "max_nodes": None, "threads": 1}
 V1_ITERATIONS = 5000
 _LIMITS = ("iterations", "seconds", "deadline")
-
-
 BANK_CAP = 4.0  # decisions' budgets added to one search at most (bank)
 
 
