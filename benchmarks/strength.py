@@ -16,6 +16,22 @@ directory (games, records, summary, chart) in ``DIR/<pairing>``.
 
 The games of every pairing (full / --quick) are stated in :func:`pairings` and friends and printed with each
 result.
+
+``--suite issue14`` is the table of issue 14 (strength that grows with thinking time, difficulty levels):
+
+    python benchmarks/strength.py --suite issue14 --json                  # 400 games a pairing: ~14-24 hours
+    python benchmarks/strength.py --suite issue14 --games 16 --json       # what fits about an hour on 2 cores
+    python benchmarks/strength.py --suite issue14 --long --only "1 s" --json   # 1 s vs 0.2 s, 400 games: ~7 hours
+    python benchmarks/strength.py --suite issue14 --quick --json          # a smoke run, ~25 minutes
+
+Its default seed, 1000, is the held-out one: the tuning of issue 14 used deal seeds in 5000-5999 only. Seconds a
+game, measured with ``--jobs 2`` on the shared 2-core machine (load average 7-9): the equal-time pairings'
+searches take their wall time whatever the load (each seat has about 105 decisions with a choice a 2-player
+game): ismcts vs pimc 21 s, vs ismcts-v1 24 s, vs greedy about 16 s, 4 players 40-45 s; the iteration budgets
+scale with the load: 10,000 vs 2,000 iterations about 70 s (about a third unloaded), medium vs easy 7 s, hard vs
+medium 19 s, max vs hard 187 s (max thinks about 1.5 s a decision there); 1 s vs 0.2 s about 130 s. With two
+games at a time, 400 games a pairing is about 24 hours under that load (about 14 unloaded; max vs hard is 10 of
+them): it cannot fit an hour. ``--games 16`` (whole seat rotations in 2 and 4 players) is about an hour.
 """
 
 from __future__ import annotations
@@ -92,7 +108,41 @@ def scaling_pairings(quick: bool) -> list[dict]:
     ]
 
 
-SUITES = {"targets": pairings, "playouts": playout_pairings, "scaling": scaling_pairings}
+def issue14_pairings(quick: bool, long: bool = False) -> list[dict]:
+    """``--suite issue14``: exactly the table of issue 14's targets (2 players unless stated), the new "ismcts"
+    against the frozen baselines ("pimc", "ismcts-v1": the ismcts of before issue 14, options pinned) at equal
+    time a decision, budget growth, "greedy", and each difficulty level against the one below.
+
+    Games full / --quick: 400 / 10 a pairing (4-player pairings 400 / 8); with ``--long`` also ismcts at 1 s vs
+    0.2 s a decision, 400 / 4 games. The time each takes is in the module docstring.
+    """
+    t = 0.1
+    g2, g4, lv, mx, lg = (10, 8, 10, 4, 4) if quick else (400, 400, 400, 400, 400)
+    ism, pim, v1 = f"ismcts:seconds={t}", f"pimc:seconds={t}", f"ismcts-v1:seconds={t}"
+    out = [
+        {"name": f"ismcts vs pimc (2p, equal time {t} s)", "a": ism, "b": pim, "players": 2, "games": g2,
+         "target": ">= 0.68, Wilson lower bound > 0.62", "equal_time": True},
+        {"name": f"ismcts vs 3 pimc (4p, equal time {t} s)", "a": ism, "b": pim, "players": 4, "games": g4,
+         "target": ">= 0.42", "equal_time": True},
+        {"name": f"ismcts vs ismcts-v1 (2p, equal time {t} s)", "a": ism, "b": v1, "players": 2, "games": g2,
+         "target": ">= 0.65", "equal_time": True},
+        {"name": f"ismcts vs 3 ismcts-v1 (4p, equal time {t} s)", "a": ism, "b": v1, "players": 4, "games": g4,
+         "target": ">= 0.40", "equal_time": True},
+        {"name": "ismcts 10000 it vs ismcts 2000 it (2p)", "a": "ismcts:iterations=10000",
+         "b": "ismcts:iterations=2000", "players": 2, "games": g2, "target": ">= 0.60"},
+        {"name": f"ismcts vs greedy (2p, {t} s)", "a": ism, "b": "greedy", "players": 2, "games": g2,
+         "target": ">= 0.95"},
+        {"name": "medium vs easy (2p)", "a": "medium", "b": "easy", "players": 2, "games": lv, "target": ">= 0.70"},
+        {"name": "hard vs medium (2p)", "a": "hard", "b": "medium", "players": 2, "games": lv, "target": ">= 0.70"},
+        {"name": "max vs hard (2p)", "a": "max", "b": "hard", "players": 2, "games": mx, "target": ">= 0.70"},
+    ]
+    if long:
+        out.append({"name": "ismcts 1 s vs ismcts 0.2 s (2p)", "a": "ismcts:seconds=1", "b": "ismcts:seconds=0.2",
+                    "players": 2, "games": lg, "target": ">= 0.62", "equal_time": False})
+    return out
+
+
+SUITES = {"targets": pairings, "playouts": playout_pairings, "scaling": scaling_pairings, "issue14": issue14_pairings}
 
 
 def _slug(name: str) -> str:
@@ -129,8 +179,11 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel games (processes)")
     ap.add_argument("--seed", type=int, default=1000, help="seed of the deals (held-out figures: a fresh seed)")
     ap.add_argument("--suite", default="targets", choices=sorted(SUITES),
-                    help="targets: the issue's pairings (default); playouts: the search's evaluation options "
-                         "head to head; scaling: 1 s against 0.2 s a decision")
+                    help="targets: the search issue's pairings (default); issue14: the strength issue's table "
+                         "(equal time 0.1 s, difficulty levels; --long adds 1 s vs 0.2 s); playouts: the search's "
+                         "evaluation options head to head; scaling: 1 s against 0.2 s a decision")
+    ap.add_argument("--long", action="store_true",
+                    help="--suite issue14: also ismcts at 1 s vs 0.2 s a decision (its own time: see the docstring)")
     ap.add_argument("--only", default=None, help="run only pairings whose name contains this text")
     ap.add_argument("--games", type=int, default=None, help="games per pairing (overrides the mode's numbers)")
     ap.add_argument("--backend", choices=("local", "ray"), default="local", help="arena backend (default local)")
@@ -141,7 +194,7 @@ def main(argv=None) -> int:
         ap.error("--games: expected a positive integer")
     if args.jobs < 1:
         ap.error("--jobs: expected a positive integer")
-    pairs = SUITES[args.suite](args.quick)
+    pairs = SUITES[args.suite](args.quick, args.long) if args.suite == "issue14" else SUITES[args.suite](args.quick)
     if args.only:
         pairs = [p for p in pairs if args.only in p["name"]]
         if not pairs:

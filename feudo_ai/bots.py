@@ -49,12 +49,21 @@ class AdviceBot(Bot):
     next picks follow it: nothing new is seen between them. Any other decision is searched afresh."""
 
     name = "advice"
+    # follow_plan: also follow the planned actions of any other decision (the seat's principal variation until
+    # new information arrives: another player acts or chance) instead of searching each one afresh
+    follow_plan = False
 
     def __init__(self, seed: int = 0):
         super().__init__(seed)
         self.options = None  # a SearchOptions, set by the subclass
         self.last_advice = None
         self._planned: list[tuple[dict, int]] = []  # (the seat's observation before a pick, the pick)
+        self.followed = 0  # decisions played from a plan without a search (statistics)
+
+    def search_options(self, state: State):
+        """The options of the search of the decision in ``state`` (a subclass may budget it, e.g. a game clock;
+        None: no search, play :meth:`fallback`)."""
+        return self.options
 
     def choose(self, state: State) -> int:
         from .advice import advise
@@ -62,19 +71,46 @@ class AdviceBot(Bot):
         seat = state.current_player()
         obs = state.observation(seat)
         for i, (expected, action) in enumerate(self._planned):
-            if expected == obs:  # the same selection, further on (forced picks are played without asking)
+            if expected == obs:  # the same decision, further on (forced picks are played without asking)
                 self._planned = self._planned[i + 1:]
+                self.followed += 1
+                self.on_followed(state)
                 return action
-        advice = advise(state, seat, self.options.replace(seed=self.rng.getrandbits(31)))
+        opts = self.search_options(state)
+        if opts is None:  # no time left to search (a game clock ran out): the fallback's move, no search
+            return self.fallback(state)
+        advice = advise(state, seat, opts.replace(seed=self.rng.getrandbits(31)))
+        self.searched(state, advice)
         self.last_advice = advice
         self._planned = []
-        if advice.decision == "selection":
+        if advice.decision == "selection" or self.follow_plan:
             s = state.clone()
             for i, p in enumerate(advice.plan):
                 if i:
+                    # The plan was made in the seat's view, where another seat may seem to pass: stop where the
+                    # game gives the turn to someone else. That reads nothing hidden in effect: a step is played
+                    # only when the seat's observation is the one recorded, which another seat's action changes.
+                    if s.current_player() != seat or p.action not in s.legal_actions():
+                        break
                     self._planned.append((s.observation(seat), p.action))
                 s.apply_action(p.action)
+                if s.is_chance_node() or s.is_terminal():
+                    break  # (a plan ends at new information; never follow it past chance)
         return advice.best
+
+    def searched(self, state: State, advice) -> None:
+        """Called after each search (a subclass may book its time)."""
+
+    def on_followed(self, state: State) -> None:
+        """Called for a decision played from the plan without a search (a subclass may bank its budget)."""
+
+    def fallback(self, state: State) -> int:
+        """The move when :meth:`search_options` gives no search: the greedy bot's (no search, milliseconds)."""
+        if getattr(self, "_fallback", None) is None:
+            from .greedy import GreedyBot
+
+            self._fallback = GreedyBot(self.seed)
+        return self._fallback.choose(state)
 
 
 def _lazy(module: str, cls: str) -> Callable[..., Bot]:
@@ -113,11 +149,43 @@ BOTS: dict[str, Callable[..., Bot]] = {
     "greedy": _lazy("greedy", "GreedyBot"),
     # the searches in C over the Cython core (feudo_ai/fast_search.py): the strong players
     "ismcts": _lazy("fast_search", "ISMCTSBot"),
+    "ismcts-v1": _lazy("fast_search", "ISMCTSV1Bot"),  # the ismcts of before issue 14, frozen (a baseline)
     "pimc": _lazy("fast_search", "PIMCBot"),
     # the same algorithms in readable Python (feudo_ai/ismcts.py): references, about 50x slower
     "ismcts-py": _lazy("ismcts", "PyISMCTSBot"),
     "pimc-py": _lazy("ismcts", "PyPIMCBot"),
 }
+
+
+# Difficulty levels (issue 14): named bots for front-ends, each beating the one below at a measured rate
+# (docs/search.md "Difficulty levels"). The search levels' budgets are iterations per searched decision, so a
+# level plays the same on any machine; parameters given after a level's name override its own (``hard:threads=2``).
+LEVELS: dict[str, str] = {
+    "easy": "greedy:epsilon=0.6",  # the greedy player, six decisions in ten at random
+    "medium": "greedy",  # the one-ply heuristic player: no search, instant
+    "hard": "ismcts:iterations=3000:c=0.2:exp3_gamma=0.15",
+    "max": "ismcts:iterations=30000:c=0.2:exp3_gamma=0.15",
+}
+
+
+def _level(level: str) -> Callable[..., Bot]:
+    def factory(seed: int = 0, **params) -> Bot:
+        base, own = parse_bot_spec(LEVELS[level])
+        bot = BOTS[base](seed, **{**own, **params})
+        bot.name = level
+        return bot
+
+    factory.__name__ = f"level_{level}"
+    def target() -> type:
+        base = BOTS[parse_bot_spec(LEVELS[level])[0]]
+        return base.target() if hasattr(base, "target") else base
+
+    factory.target = target  # type: ignore[attr-defined]
+    return factory
+
+
+for _name in LEVELS:
+    BOTS[_name] = _level(_name)
 
 
 def register(name: str, factory: Callable[..., Bot]) -> None:

@@ -44,8 +44,10 @@ import os
 import sys
 import threading
 
-from .advice import (MAX_NODES, MAX_SEARCH_BYTES, NODE_BYTES, Advice, SearchOptions, deadline_of, derive_seed, now,
-                     public_root, search_advice, split_budget)
+from engine.state import Phase
+
+from .advice import (MAX_ITERATIONS, MAX_NODES, MAX_SEARCH_BYTES, MAX_SECONDS, NODE_BYTES, Advice, SearchOptions,
+                     deadline_of, derive_seed, now, public_root, search_advice, split_budget)
 from .bots import AdviceBot
 from .cancel import forward_cancel
 
@@ -200,16 +202,49 @@ def _pv(worker, probe, seat: int, best: int | None) -> list[tuple[int, str]]:
     return pv
 
 
+# Today's (issue 10's) search options, pinned: the frozen baselines "ismcts-v1" and "pimc" play with exactly these
+# whatever the defaults of SearchOptions become (DEFAULT_ITERATIONS was 5,000 when no limit is given).
+V1_OPTIONS: dict = {"c": 0.2, "exp3_gamma": 0.15, "playout": "truncated", "playout_turns": 0, "sampler": "uniform",
+                    "temperature": 1.0, "worlds": 8, "max_nodes": None, "threads": 1}
+V1_ITERATIONS = 5000
+_LIMITS = ("iterations", "seconds", "deadline")
+BANK_CAP = 4.0  # decisions' budgets added to one search at most (bank)
+
+
+def _picks_left(state) -> int:
+    """The cards the player to act still has to pick in its secret selection (R6: Army Cards, then one Trading
+    Card), from its own observation."""
+    seat = state.current_player()
+    obs = state.observation(seat)
+    army = state.game.ruleset.army_cards_selected
+    return max(1, army + 1 - int(obs["selected_count"][seat]))
+
+
 class ISMCTSBot(AdviceBot):
     """Bot "ismcts": plays :func:`feudo_ai.advise`'s answer with the C MO-ISMCTS (default 5000 iterations,
     1 thread). Parameters are :class:`~feudo_ai.advice.SearchOptions` fields (``iterations``, ``seconds``,
-    ``threads``, ``playout``, ``sampler``, ...); the seed comes from the bot's own generator."""
+    ``threads``, ``playout``, ``sampler``, ...); the seed comes from the bot's own generator. Bot parameters
+    besides (issue 14):
+
+    - ``follow_plan`` (default true): play the rest of a planned turn (the advice's plan: the seat's actions
+      until new information arrives) without searching again, while the seat's observation is the one the plan
+      expected; false searches every decision afresh (as "ismcts-v1" does; a selection's picks are always
+      followed);
+    - ``bank`` (default true): the budget (``iterations`` or ``seconds``) of each decision played from the plan
+      is added to the next search (at most :data:`BANK_CAP` decisions' worth at once), so over a game the bot
+      thinks as long as one that searches every decision;
+    - ``game_seconds``: a per-game clock, the seat's total thinking time in one game, spread over its decisions
+      by :class:`feudo_ai.clock.GameClock` (instead of ``iterations``/``seconds``)."""
 
     name = "ismcts"
     algorithm = "ismcts"
     defaults: dict = {}
+    follow_plan = True
+    bank = True
+    frozen = False  # a frozen baseline: no bot parameter beyond the search options
 
-    def __init__(self, seed: int = 0, **params):
+    def __init__(self, seed: int = 0, *, follow_plan: bool | None = None, bank: bool | None = None,
+                 game_seconds: float | None = None, clock=None, **params):
         _require()
         super().__init__(seed)
         params.pop("seed", None)
@@ -218,16 +253,104 @@ class ISMCTSBot(AdviceBot):
                 raise ValueError(f"unknown {self.name} parameter {fixed} (fixed by the bot)")
         if self.algorithm != "pimc" and "worlds" in params:
             raise ValueError(f"unknown {self.name} parameter worlds (pimc only)")
+        if self.frozen and (follow_plan is not None or bank is not None or game_seconds is not None):
+            raise ValueError(f"{self.name} is a frozen baseline: follow_plan, bank and game_seconds are not "
+                             f"parameters of it")
+        for name, value in (("follow_plan", follow_plan), ("bank", bank)):
+            if value is not None:
+                if not isinstance(value, bool):
+                    raise ValueError(f"{name}: expected true or false, got {value!r}")
+                setattr(self, name, value)
+        self._bank = 0.0  # decisions' budgets saved by following the plan, not spent yet
+        self._prepaid = 0  # picks of the current selection whose budget its search already had
+        defaults = dict(self.defaults)
+        if any(k in params for k in _LIMITS):
+            defaults.pop("iterations", None)  # the caller's limit replaces the default budget
         # fail at construction, not at the first decision
-        self.options = SearchOptions.from_dict({**self.defaults, **params, "algorithm": self.algorithm,
+        self.options = SearchOptions.from_dict({**defaults, **params, "algorithm": self.algorithm,
                                                 "backend": "c"})
+        self.clock = None
+        if game_seconds is not None:
+            from .clock import GameClock
+
+            if any(k in params for k in _LIMITS):
+                raise ValueError("game_seconds: give either a per-game clock or a per-decision limit "
+                                 "(iterations/seconds/deadline), not both")
+            self.clock = GameClock(game_seconds, clock=clock)
+        elif clock is not None:
+            raise ValueError("clock: only with game_seconds")
+
+    def choose(self, state) -> int:
+        if self.clock is None:
+            return super().choose(state)
+        self.clock.begin(state)
+        try:
+            return super().choose(state)
+        finally:
+            self.clock.end()
+
+    def search_options(self, state):
+        if self.clock is None:
+            return self._banked(self.options, state)
+        if self.clock.exhausted(state):
+            return None
+        return self.clock.options_for(state, self.options)
+
+    def searched(self, state, advice) -> None:
+        if self.clock is not None:
+            self.clock.stop()
+
+    def on_followed(self, state) -> None:
+        if self.bank and self.clock is None:
+            if self._prepaid > 0:
+                self._prepaid -= 1  # a selection's pick, already spent by the selection's search
+            else:
+                self._bank += 1.0
+
+    def _banked(self, opts: SearchOptions, state=None) -> SearchOptions:
+        """``bank``: the budget of the decisions played from a plan goes to the next search (at most
+        :data:`BANK_CAP` decisions' worth at once), so the bot thinks as long in a game as one that searches every
+        decision, spent where the plan ends (new information) rather than on the plan's continuation. A secret
+        selection (R6: its picks are one decision, planned at once) is paid in advance: its search gets the
+        budget of all its picks (the first Army Card's and one for each other card to pick)."""
+        extra = 0.0
+        self._prepaid = 0
+        if self.bank and state is not None and getattr(state, "phase", None) == Phase.SELECT:
+            self._prepaid = _picks_left(state) - 1
+            extra = float(self._prepaid)
+        if not self._bank and not extra:
+            return opts
+        extra = min(self._bank + extra, BANK_CAP)
+        self._bank = max(0.0, self._bank - extra)
+        if opts.seconds is not None:
+            return opts.replace(seconds=min(opts.seconds * (1.0 + extra), MAX_SECONDS))
+        if opts.budget is not None:
+            return opts.replace(iterations=min(int(round(opts.budget * (1.0 + extra))), MAX_ITERATIONS))
+        return opts  # a deadline only: nothing to bank
+
+
+class ISMCTSV1Bot(ISMCTSBot):
+    """Bot "ismcts-v1": the MO-ISMCTS bot as it was before issue 14, kept as a frozen baseline. Its options are
+    pinned (:data:`V1_OPTIONS`, 5,000 iterations when no limit is given) so later changes of the defaults never
+    alter it, and it searches every decision afresh (only a secret selection's picks follow its plan)."""
+
+    name = "ismcts-v1"
+    defaults = {**V1_OPTIONS, "iterations": V1_ITERATIONS}
+    follow_plan = False
+    bank = False
+    frozen = True
 
 
 class PIMCBot(ISMCTSBot):
     """Bot "pimc": determinized UCT in C, the classic baseline (default 5000 iterations over 8 worlds):
     ``worlds`` worlds sampled from the seat's observation, plain UCT on each as a perfect-information game
     (every selection visible to every player), root visits summed. Same playouts and evaluation as
-    "ismcts", so a pairing of the two measures the algorithms only."""
+    "ismcts", so a pairing of the two measures the algorithms only. Frozen like "ismcts-v1": its options are
+    pinned (:data:`V1_OPTIONS`) and it searches every decision afresh."""
 
     name = "pimc"
     algorithm = "pimc"
+    defaults = {**V1_OPTIONS, "iterations": V1_ITERATIONS}
+    follow_plan = False
+    bank = False
+    frozen = True

@@ -63,11 +63,16 @@ class GreedyBot(Bot):
 
     name = "greedy"
 
-    def __init__(self, seed: int = 0, sampler: str = "uniform"):
+    def __init__(self, seed: int = 0, sampler: str = "uniform", epsilon: float = 0.0):
         super().__init__(seed)
         self.sampler_name = sampler
+        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0.0 <= epsilon <= 1.0:
+            raise ValueError(f"epsilon: expected a probability in [0, 1], got {epsilon!r}")
+        self.epsilon = float(epsilon)  # the share of decisions played at random (the "easy" level's mistakes)
 
     def choose(self, state) -> int:
+        if self.epsilon and self.rng.random() < self.epsilon:
+            return self.rng.choice(state.legal_actions())
         seat = state.current_player()
         obs = state.observation(seat)
         return self.choose_from_observation(state.game, obs)
