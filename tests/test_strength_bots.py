@@ -43,7 +43,8 @@ def _play(bots, game_seed: int, players: int = 2) -> tuple[list[int], list[float
 def test_v1_options_pin_every_search_option() -> None:
     """A new SearchOptions field must be pinned for the frozen baselines too (or be a limit, seed or a choice
     fixed by the bot), else a later default change would alter them."""
-    not_pinned = {"iterations", "seconds", "deadline", "seed", "algorithm", "backend", "engine"}
+    # nice: the workers' scheduling priority only (same advice at any value: tests/test_service_load.py)
+    not_pinned = {"iterations", "seconds", "deadline", "seed", "algorithm", "backend", "engine", "nice"}
     names = {f.name for f in fields(SearchOptions)}
     assert names - not_pinned - set(fast_search.V1_OPTIONS) == set()
 
