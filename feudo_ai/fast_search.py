@@ -91,7 +91,13 @@ def search(position, seat: int | None = None, options: SearchOptions | None = No
     probe, selected = public_root(position, seat)
     from engine.core import CoreState
 
-    game = _feudo_game.FeudoGame(CoreState.from_reference(probe), seat, opts.sampler, float(opts.temperature))
+    value = None
+    if opts.evaluation == "learned":
+        from .value import c_model
+
+        value = c_model()  # the shipped model (feudo_ai/data/value_v1.json), validated once per process
+    game = _feudo_game.FeudoGame(CoreState.from_reference(probe), seat, opts.sampler, float(opts.temperature),
+                                 opts.evaluation, value)
     iterations = opts.budget
     deadline = deadline_of(opts, started)
     flag = cancel if isinstance(cancel, _search.CancelFlag) else _search.CancelFlag()
