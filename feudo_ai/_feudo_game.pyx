@@ -19,7 +19,8 @@ table of :c:type:`feudo_ai._game.GameC`:
   R16);
 - **evaluation** (:c:func:`_evaluate`): :func:`feudo_ai.evaluate.position_score` in C (public facts only) turned
   into win-probability-like rewards by a softmax whose temperature shrinks as the end nears (the formula of
-  :mod:`feudo_ai.ismcts`);
+  :mod:`feudo_ai.ismcts`); or, with ``evaluation="learned"``, the learned model of :mod:`feudo_ai.value` (its C
+  code: :mod:`feudo_ai._value`, which takes the position scores above as one of its features);
 - **playout policy** (:c:func:`_playout_action`): uniform, except attacks (only winnable ones, R11);
 - **truncation**: a truncated playout stops once ``horizon`` turns after the root's turn have ended.
 
@@ -524,7 +525,7 @@ cdef void _f_evaluate(const void* ctx, const void* s, double* out) noexcept nogi
     cdef double score[MAX_PLAYERS]
     if F.evaluation == EVAL_LEARNED and (<const CoreStateC*>s).phase != PH_TERMINAL:
         _position_scores(<const CoreStateC*>s, F.g, score)  # a feature of the learned model
-        value_rewards(F.value, <const CoreStateC*>s, F.g, score, out)
+        value_rewards(F.value, <const CoreStateC*>s, F.g, score, F.temperature, out)
         return
     _evaluate(<const CoreStateC*>s, F.g, F.temperature, out)
 
@@ -632,14 +633,16 @@ def learned_features(CoreState state):
     return [[f[p][j] for j in range(NUM_FEATURES)] for p in range(g.num_players)]
 
 
-def learned_rewards(CoreState state, ValueWeights value not None):
+def learned_rewards(CoreState state, ValueWeights value not None, double temperature=1.0):
     """The learned evaluation's rewards as the C search computes them, for the tests against
     feudo_ai.value.ValueModel.rewards."""
+    if not temperature > 0:
+        raise ValueError(f"temperature: expected a positive number, got {temperature!r}")
     cdef double score[MAX_PLAYERS]
     cdef double out[MAX_PLAYERS]
     cdef const CoreGame* g = state.compiled.g
     _position_scores(&state.s, g, score)
-    value_rewards(&value.c, &state.s, g, score, out)
+    value_rewards(&value.c, &state.s, g, score, temperature, out)
     return [out[p] for p in range(g.num_players)]
 
 

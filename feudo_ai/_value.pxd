@@ -21,7 +21,7 @@ ctypedef struct ValueWeightsC:
 cdef void value_features(const CoreStateC* s, const CoreGame* g, const double* handmade,
                          double (*out)[NUM_FEATURES]) noexcept nogil
 cdef void value_rewards(const ValueWeightsC* vw, const CoreStateC* s, const CoreGame* g, const double* handmade,
-                        double* out) noexcept nogil
+                        double temperature, double* out) noexcept nogil
 
 
 cdef class ValueWeights:

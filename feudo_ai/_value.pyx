@@ -184,8 +184,9 @@ cdef void value_features(const CoreStateC* s, const CoreGame* g, const double* h
 
 
 cdef void value_rewards(const ValueWeightsC* vw, const CoreStateC* s, const CoreGame* g, const double* handmade,
-                        double* out) noexcept nogil:
-    """The learned rewards (feudo_ai.value.ValueModel.rewards): softmax over the seats in play of w[n] . f(p)."""
+                        double temperature, double* out) noexcept nogil:
+    """The learned rewards (feudo_ai.value.ValueModel.rewards): softmax over the seats in play of
+    w[n] . f(p) / temperature (1: the fitted model's win probabilities; below 1: sharper)."""
     cdef double f[MAX_PLAYERS][NUM_FEATURES]
     cdef double u[MAX_PLAYERS]
     cdef double top = -1e300, total = 0.0
@@ -200,6 +201,7 @@ cdef void value_rewards(const ValueWeightsC* vw, const CoreStateC* s, const Core
         u[p] = 0.0
         for j in range(NUM_FEATURES):
             u[p] += w[j] * f[p][j]
+        u[p] /= temperature
         inplay = s.tiebreak == 0 or s.active[p]
         if inplay and u[p] > top:
             top = u[p]

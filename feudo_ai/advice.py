@@ -102,7 +102,7 @@ class SearchOptions:
     sampler: str = "uniform"  # determinization of hidden selections: "uniform" or "weighted" (opponent model)
     c: float = 0.2  # UCB1 exploration constant
     exp3_gamma: float = 0.15  # EXP3 exploration at simultaneous secret selections
-    temperature: float = 1.0  # softmax temperature of the evaluation at the start of the game
+    temperature: float = 1.0  # softmax temperature of the evaluation (handmade: at the start of the game)
     worlds: int = 8  # PIMC: determinizations per worker
     max_nodes: int | None = None  # node pool per worker; None: sized to the budget
     engine: str = "core"  # backend="python" only: worlds on the Cython core ("core") or the reference ("reference")

@@ -38,7 +38,7 @@ from .value import NUM_FEATURES, PLAYER_COUNTS, ValueModel, model_from_dict
 __all__ = ["TrainConfig", "game_seed", "play_one", "generate", "cross_entropy", "fit", "train", "command_line",
            "dumps", "cmd_train", "add_parser"]
 
-DEFAULT_BOTS = "ismcts:iterations=400"
+DEFAULT_BOTS = "ismcts:iterations=100"
 MAX_GAMES = 1_000_000
 
 
@@ -46,12 +46,12 @@ MAX_GAMES = 1_000_000
 class TrainConfig:
     """What ``feudo train`` does (validated: :raises ValueError: naming the bad field)."""
 
-    games: int = 1200  # self-play games in all
-    players: tuple[int, ...] = (2, 3, 4)  # player counts, cycled over the games
+    games: int = 600  # self-play games in all
+    players: tuple[int, ...] = (2, 2, 3, 4)  # player counts, cycled over the games (half the games: 2 players)
     bots: tuple[str, ...] = (DEFAULT_BOTS,)  # bot specs; each seat of a game draws one
     seed: int = 1  # every random choice (games, bots, chance) flows from it
     jobs: int = 1  # processes playing the games
-    holdout: int = 5  # every holdout-th game is held out for validation (0: none)
+    holdout: int = 5  # every holdout-th round of games (one game per entry of players) is held out (0: none)
     l2: float = 1.0  # L2 penalty on the standardised weights (per player count, in units of positions)
     date: str | None = None  # recorded in the file; None: SOURCE_DATE_EPOCH's date, else today (UTC)
 
@@ -312,17 +312,19 @@ def add_parser(sub) -> None:
         description="Play self-play games (in parallel, seeded), record every seat's features at the start of "
                     "every turn with the game's R19 returns, fit the learned evaluation (a softmax over the seats "
                     "of weights . features, one weight vector per player count, Newton's method) and write the "
-                    "weights as a versioned JSON file. Every --holdout-th game is held out: its validation loss is "
-                    "printed next to the hand-made evaluation's. Same seed and options: the same file, whatever "
+                    "weights as a versioned JSON file. Every --holdout-th round of games (one game per entry of "
+                    "--players) is held out: its validation loss is printed next to the hand-made evaluation's and "
+                    "the uniform guess's. Same seed and options: the same file, whatever "
                     "--jobs. The shipped model is feudo_ai/data/value_v1.json (docs/search.md: how it was made).")
     p.add_argument("--games", type=int, default=TrainConfig.games, help=f"games in all (default {TrainConfig.games})")
-    p.add_argument("--players", default="2,3,4", help="player counts, cycled over the games (default 2,3,4)")
+    p.add_argument("--players", default=",".join(map(str, TrainConfig.players)),
+                   help="player counts, cycled over the games (default 2,2,3,4: half the games with 2 players)")
     p.add_argument("--bots", default=DEFAULT_BOTS,
                    help=f"comma-separated bot specs; every seat draws one (default {DEFAULT_BOTS})")
     p.add_argument("--seed", type=int, default=TrainConfig.seed, help="seed of everything random (default 1)")
     p.add_argument("--jobs", type=int, default=1, help="processes playing the games (default 1)")
     p.add_argument("--holdout", type=int, default=TrainConfig.holdout,
-                   help="hold out every N-th game for the validation loss (default 5; 0: none)")
+                   help="hold out every N-th round of games for the validation loss (default 5; 0: none)")
     p.add_argument("--l2", type=float, default=TrainConfig.l2,
                    help="L2 penalty on the standardised weights (default 1)")
     p.add_argument("--out", default="value_v1.json", help="the weights file to write (default value_v1.json)")

@@ -203,11 +203,12 @@ class ValueModel:
     def utilities(self, state) -> np.ndarray:
         return features(state) @ self.weights[state.num_players]
 
-    def rewards(self, state) -> np.ndarray:
-        """The reward vector of a non-terminal position (R19 returns at a terminal one)."""
+    def rewards(self, state, temperature: float = 1.0) -> np.ndarray:
+        """The reward vector of a non-terminal position (R19 returns at a terminal one): the softmax of the
+        utilities / ``temperature`` (1: the fitted win probabilities; the search's ``temperature`` option)."""
         if state.is_terminal():
             return np.array(state.returns(), dtype=np.float64)
-        return softmax_rewards(self.utilities(state), in_play(state))
+        return softmax_rewards(self.utilities(state) / temperature, in_play(state))
 
     def to_dict(self) -> dict:
         return {"format": FORMAT, "features": list(FEATURE_NAMES),

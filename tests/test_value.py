@@ -72,6 +72,12 @@ def test_c_and_python_rewards_agree_on_random_positions(players: int) -> None:
         py = model.rewards(state)
         np.testing.assert_allclose(c, py, rtol=1e-9, atol=1e-12)
         assert abs(c.sum() - 1.0) < 1e-9 and (c >= 0).all()
+        sharp = np.array(_feudo_game.learned_rewards(state, weights, 0.25))  # the search's temperature option
+        np.testing.assert_allclose(sharp, model.rewards(state, temperature=0.25), rtol=1e-9, atol=1e-12)
+        if not state.tiebreak:  # every seat in play: an independent check, the softmax of 4 x the utilities
+            u = model.utilities(state)
+            e = np.exp(4 * (u - u.max()))
+            np.testing.assert_allclose(sharp, e / e.sum(), rtol=1e-9, atol=1e-12)
 
 
 def test_features_by_hand_on_a_known_position() -> None:
