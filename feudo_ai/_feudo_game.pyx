@@ -548,7 +548,7 @@ cdef class FeudoGame(SearchGame):
 
     ``state``: a :class:`engine.core.CoreState` (its opponents' unrevealed selections are erased from the copy
     the search keeps: the search never holds them). ``sampler``: "uniform" or "weighted"; ``temperature``: of the
-    evaluation's softmax at the start of the game; ``evaluation``: "handmade" (that softmax) or "learned" (the
+    evaluation's softmax at the start of the game (learned: the divisor of the utilities); ``evaluation``: "handmade" (that softmax) or "learned" (the
     model whose C weights ``value`` is, :func:`feudo_ai.value.c_model`). Options are validated by
     :meth:`feudo_ai.advice.SearchOptions.validate`; this checks only what would be unsafe in C.
     """
