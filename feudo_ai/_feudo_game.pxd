@@ -11,6 +11,7 @@ playouts by turns.
 
 from engine._core cimport CoreGame, CoreState
 from feudo_ai._game cimport SearchGame
+from feudo_ai._value cimport ValueWeightsC
 
 
 cdef enum:
@@ -18,13 +19,21 @@ cdef enum:
     SAMPLER_WEIGHTED = 1    # opponent model of feudo_ai.sampler.WeightedSampler (same weights)
 
 
+cdef enum:
+    EVAL_HANDMADE = 0       # softmax of feudo_ai.evaluate.position_score (with temperature)
+    EVAL_LEARNED = 1        # feudo_ai.value's model (feudo_ai._value), weights in FeudoCtx.value
+
+
 ctypedef struct FeudoCtx:
     # Invariant: g points to the CoreGame of the CompiledGame held by the FeudoGame (kept alive by it); read-only.
     const CoreGame* g       # the compiled ruleset and map
     int sampler             # SAMPLER_*: how determinize draws the opponents' hidden selections
     double temperature      # softmax temperature of the evaluation at the start of the game (> 0)
+    int evaluation          # EVAL_*: what evaluates the end of a truncated playout
+    const ValueWeightsC* value  # EVAL_LEARNED: the weights (kept alive by FeudoGame.value_weights); else NULL
 
 
 cdef class FeudoGame(SearchGame):
     cdef FeudoCtx ctx       # the table's ctx points here (the object does not move while alive)
     cdef readonly object game       # the reference engine.state.Game
+    cdef readonly object value_weights  # the feudo_ai._value.ValueWeights ctx.value points into (or None)

@@ -19,7 +19,8 @@ table of :c:type:`feudo_ai._game.GameC`:
   R16);
 - **evaluation** (:c:func:`_evaluate`): :func:`feudo_ai.evaluate.position_score` in C (public facts only) turned
   into win-probability-like rewards by a softmax whose temperature shrinks as the end nears (the formula of
-  :mod:`feudo_ai.ismcts`);
+  :mod:`feudo_ai.ismcts`); or, with ``evaluation="learned"``, the learned model of :mod:`feudo_ai.value` (its C
+  code: :mod:`feudo_ai._value`, which takes the position scores above as one of its features);
 - **playout policy** (:c:func:`_playout_action`): uniform, except attacks (only winnable ones, R11);
 - **truncation**: a truncated playout stops once ``horizon`` turns after the root's turn have ended.
 
@@ -36,11 +37,13 @@ from engine._core cimport (CoreState, CoreStateC, CoreGame, MAX_PLAYERS, MAX_TOK
                            K_CITY, K_CENTRAL, K_WOOD, K_VILLAGE, PH_ATTACK, PH_ATTACK_JOIN, core_legal,
                            core_apply, core_current_player, core_chance, core_returns, core_is_chance,
                            core_desperate, core_shillings_of)
+from feudo_ai._value cimport ValueWeights, ValueWeightsC, NUM_FEATURES, value_features, value_rewards
 from feudo_ai._game cimport (GameC, Rng, SearchGame, MAX_OBSERVERS, LABEL_HIDDEN, LABEL_SIGNAL, MAX_SIGNALS,
                              TO_MOVE_CHANCE, TO_MOVE_TERMINAL, rng_seed, rng_uniform, rng_below)
 
 
 SAMPLERS = {"uniform": SAMPLER_UNIFORM, "weighted": SAMPLER_WEIGHTED}
+EVALUATIONS = {"handmade": EVAL_HANDMADE, "learned": EVAL_LEARNED}
 
 
 # =====================================================================================================
@@ -519,6 +522,11 @@ cdef void _f_determinize(const void* ctx, void* s, int seat, Rng* rng, int64_t* 
 
 cdef void _f_evaluate(const void* ctx, const void* s, double* out) noexcept nogil:
     cdef const FeudoCtx* F = <const FeudoCtx*>ctx
+    cdef double score[MAX_PLAYERS]
+    if F.evaluation == EVAL_LEARNED and (<const CoreStateC*>s).phase != PH_TERMINAL:
+        _position_scores(<const CoreStateC*>s, F.g, score)  # a feature of the learned model
+        value_rewards(F.value, <const CoreStateC*>s, F.g, score, F.temperature, out)
+        return
     _evaluate(<const CoreStateC*>s, F.g, F.temperature, out)
 
 
@@ -540,14 +548,20 @@ cdef class FeudoGame(SearchGame):
 
     ``state``: a :class:`engine.core.CoreState` (its opponents' unrevealed selections are erased from the copy
     the search keeps: the search never holds them). ``sampler``: "uniform" or "weighted"; ``temperature``: of the
-    evaluation's softmax at the start of the game. Options are validated by
+    evaluation's softmax at the start of the game (learned: the divisor of the utilities); ``evaluation``: "handmade" (that softmax) or "learned" (the
+    model whose C weights ``value`` is, :func:`feudo_ai.value.c_model`). Options are validated by
     :meth:`feudo_ai.advice.SearchOptions.validate`; this checks only what would be unsafe in C.
     """
 
-    def __init__(self, CoreState state not None, int seat, str sampler="uniform", double temperature=1.0):
+    def __init__(self, CoreState state not None, int seat, str sampler="uniform", double temperature=1.0,
+                 str evaluation="handmade", ValueWeights value=None):
         cdef const CoreGame* g = state.compiled.g
         if sampler not in SAMPLERS:
             raise ValueError(f"sampler: expected one of {', '.join(SAMPLERS)}, got {sampler!r}")
+        if evaluation not in EVALUATIONS:
+            raise ValueError(f"evaluation: expected one of {', '.join(EVALUATIONS)}, got {evaluation!r}")
+        if evaluation == "learned" and value is None:
+            raise ValueError("evaluation: 'learned' needs the model's weights (feudo_ai.value.c_model())")
         if not temperature > 0:
             raise ValueError(f"temperature: expected a positive number, got {temperature!r}")
         if g.num_players > MAX_OBSERVERS:
@@ -555,6 +569,9 @@ cdef class FeudoGame(SearchGame):
         self.ctx.g = g
         self.ctx.sampler = SAMPLERS[sampler]
         self.ctx.temperature = temperature
+        self.ctx.evaluation = EVALUATIONS[evaluation]
+        self.value_weights = value if evaluation == "learned" else None
+        self.ctx.value = &value.c if evaluation == "learned" else NULL
         self.owner = state.compiled  # keeps ctx.g alive
         self.game = state.game
         self.c.ctx = &self.ctx
@@ -605,6 +622,30 @@ def evaluate_state(CoreState state, double temperature=1.0):
     return [score[p] for p in range(g.num_players)], [out[p] for p in range(g.num_players)]
 
 
+def learned_features(CoreState state):
+    """The learned evaluation's features of every seat as the C search computes them (a list of rows), for the
+    tests against feudo_ai.value.features and for feudo_ai.train."""
+    cdef double score[MAX_PLAYERS]
+    cdef double f[MAX_PLAYERS][NUM_FEATURES]
+    cdef const CoreGame* g = state.compiled.g
+    _position_scores(&state.s, g, score)
+    value_features(&state.s, g, score, f)
+    return [[f[p][j] for j in range(NUM_FEATURES)] for p in range(g.num_players)]
+
+
+def learned_rewards(CoreState state, ValueWeights value not None, double temperature=1.0):
+    """The learned evaluation's rewards as the C search computes them, for the tests against
+    feudo_ai.value.ValueModel.rewards."""
+    if not temperature > 0:
+        raise ValueError(f"temperature: expected a positive number, got {temperature!r}")
+    cdef double score[MAX_PLAYERS]
+    cdef double out[MAX_PLAYERS]
+    cdef const CoreGame* g = state.compiled.g
+    _position_scores(&state.s, g, score)
+    value_rewards(&value.c, &state.s, g, score, temperature, out)
+    return [out[p] for p in range(g.num_players)]
+
+
 def determinize(CoreState state, int seat, unsigned long long seed, str sampler="uniform"):
     """One world drawn by the search's determinization (a new CoreState), for tests."""
     cdef FeudoCtx F
@@ -617,6 +658,8 @@ def determinize(CoreState state, int seat, unsigned long long seed, str sampler=
     F.g = state.compiled.g
     F.sampler = SAMPLERS[sampler]
     F.temperature = 1.0
+    F.evaluation = EVAL_HANDMADE
+    F.value = NULL
     rng_seed(&rng, seed)
     _determinize(&F, &out.s, seat, &rng, NULL)
     return out

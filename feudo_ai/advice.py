@@ -43,7 +43,7 @@ from engine.serialize import state_from_dict
 from engine.state import CHANCE, TERMINAL, Game, Phase, State
 
 __all__ = [
-    "ALGORITHMS", "BACKENDS", "ENGINES", "PLAYOUTS", "SAMPLERS", "DEFAULT_ITERATIONS", "MAX_SEARCH_BYTES",
+    "ALGORITHMS", "BACKENDS", "ENGINES", "EVALUATIONS", "PLAYOUTS", "SAMPLERS", "DEFAULT_ITERATIONS", "MAX_SEARCH_BYTES",
     "SearchOptions", "Alternative",
     "PlannedAction", "CardBelief", "SearchStats", "Advice", "ObservedPosition", "NotToAct", "decision_root",
     "advise",
@@ -53,6 +53,7 @@ ALGORITHMS = ("ismcts", "pimc")
 BACKENDS = ("c", "python")
 PLAYOUTS = ("truncated", "eval", "random", "mixed")  # "mixed": the Python reference's default only
 SAMPLERS = ("uniform", "weighted")
+EVALUATIONS = ("handmade", "learned")  # the leaves' evaluation (feudo_ai.evaluate / feudo_ai.value)
 ENGINES = ("core", "reference")  # the rules implementation of the Python reference search's worlds
 DEFAULT_ITERATIONS = 5000
 MAX_ITERATIONS = 100_000_000
@@ -103,7 +104,7 @@ class SearchOptions:
     sampler: str = "uniform"  # determinization of hidden selections: "uniform" or "weighted" (opponent model)
     c: float = 0.2  # UCB1 exploration constant
     exp3_gamma: float = 0.15  # EXP3 exploration at simultaneous secret selections
-    temperature: float = 1.0  # softmax temperature of the evaluation at the start of the game
+    temperature: float = 1.0  # softmax temperature of the evaluation (handmade: at the start of the game)
     worlds: int = 8  # PIMC: determinizations per worker
     max_nodes: int | None = None  # node pool per worker; None: sized to the budget
     engine: str = "core"  # backend="python" only: worlds on the Cython core ("core") or the reference ("reference")
@@ -111,6 +112,7 @@ class SearchOptions:
     # threads of their own; a server sets it so that its threads answering calls are served first and its
     # searches take the rest of the cores (0: the search runs on the calling thread, as usual)
     nice: int = 0
+    evaluation: str = "handmade"  # leaves: "handmade" (evaluate.position_score softmax) or "learned" (C only)
 
     def __post_init__(self) -> None:
         self.validate()
@@ -131,7 +133,7 @@ class SearchOptions:
         if not _is_int(self.seed) or not -(2**63) <= self.seed < 2**64:
             raise ValueError(f"seed: expected a 64-bit integer, got {self.seed!r}")
         for name, allowed in (("algorithm", ALGORITHMS), ("backend", BACKENDS), ("playout", PLAYOUTS),
-                              ("sampler", SAMPLERS), ("engine", ENGINES)):
+                              ("sampler", SAMPLERS), ("engine", ENGINES), ("evaluation", EVALUATIONS)):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name}: expected one of {', '.join(allowed)}, got {getattr(self, name)!r}")
         if self.playout == "mixed" and self.backend != "python":
@@ -139,6 +141,8 @@ class SearchOptions:
         if self.engine != "core" and self.backend != "python":
             raise ValueError("engine: 'reference' is only available with backend='python' (the C search runs on "
                              "the core)")
+        if self.evaluation != "handmade" and self.backend != "c":
+            raise ValueError("evaluation: 'learned' is only available with backend='c' (the model runs in C)")
         if not _is_int(self.playout_turns) or not 0 <= self.playout_turns <= MAX_PLAYOUT_TURNS:
             raise ValueError(f"playout_turns: expected an integer in [0, {MAX_PLAYOUT_TURNS}], got "
                              f"{self.playout_turns!r}")

@@ -392,6 +392,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_commands(sub)
     add_arena_parser(sub)  # feudo arena: its code is in feudo_ai/arena/
+    from .train import add_parser as add_train_parser
+
+    add_train_parser(sub)  # feudo train: the learned evaluation (feudo_ai/train.py)
     return parser
 
 

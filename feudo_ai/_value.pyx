@@ -1,0 +1,237 @@
+# cython: language_level=3
+"""The learned evaluation in C: the features of :func:`feudo_ai.value.features` (same definitions, same order:
+``feudo_ai.value.FEATURE_NAMES``) and the softmax over the seats of ``w[n] . f(p)`` (:class:`feudo_ai.value.
+ValueModel`). Called by :mod:`feudo_ai._feudo_game` at the end of a truncated playout when the search's
+``evaluation`` is ``"learned"``; public facts only (R22), so every determinized world gives the same rewards.
+
+The hand-made ``position_score`` of every seat (a feature) is handed in by the caller, which computes it anyway
+(:c:func:`feudo_ai._feudo_game._position_scores`); so this module does not depend on the game table.
+"""
+
+from libc.math cimport exp
+
+import numpy as np
+
+from engine._core cimport (CoreGame, CoreStateC, MAX_PLAYERS, MAX_TOKENS, MAX_TERRITORIES, PH_TERMINAL, LOC_CASTLE,
+                           LOC_DEAD, K_CITY, K_CENTRAL, K_WOOD, K_VILLAGE, core_desperate, core_returns)
+
+
+cdef inline int _number(const CoreStateC* s, const CoreGame* g, int p, int t, bint desp) noexcept nogil:
+    if t == g.baron and desp:
+        return g.desperate_black if s.stricken[p][t] else g.desperate_red
+    return g.token_black[t] if s.stricken[p][t] else g.token_red[t]
+
+
+cdef inline int _enemy_max(const CoreGame* g, int (*force_at)[MAX_TERRITORIES], int n, int p, int x) noexcept nogil:
+    """The largest adjacent force of one enemy against territory x (the Central Hill does not attack)."""
+    cdef int q, i, y, f, best = 0
+    for q in range(n):
+        if q == p:
+            continue
+        f = 0
+        for i in range(g.num_neighbors[x]):
+            y = g.neighbors[x][i]
+            if y != g.central_hill:
+                f += force_at[q][y]
+        if f > best:
+            best = f
+    return best
+
+
+cdef void value_features(const CoreStateC* s, const CoreGame* g, const double* handmade,
+                         double (*out)[NUM_FEATURES]) noexcept nogil:
+    """out[p] = the features of seat p (feudo_ai.value.features), for every seat."""
+    cdef int n = g.num_players, k = g.num_tokens
+    cdef int p, q, t, x, i, c, a, d, v, kx, num, bonus, others, lead, vmin, castle, value, force_adj, defence
+    cdef int alive, on_map, force, stricken, in_danger, never, in_cities, threatened, cities, city_value, at_risk
+    cdef int ready
+    cdef bint taker
+    cdef int number[MAX_PLAYERS][MAX_TOKENS]
+    cdef int force_at[MAX_PLAYERS][MAX_TERRITORIES]
+    cdef bint desp[MAX_PLAYERS]
+    cdef unsigned long long danger[2]
+    cdef double prog, leader
+    cdef int central = g.central_hill, milady = g.milady
+    for p in range(n):
+        desp[p] = core_desperate(s, g, p)
+        for t in range(k):
+            number[p][t] = _number(s, g, p, t, desp[p])
+        for x in range(g.num_territories):
+            force_at[p][x] = 0
+        for t in range(k):
+            x = s.loc[p][t]
+            if x >= 0 and t != milady:
+                force_at[p][x] += number[p][t]
+    # territories a plague card could hit next (feudo_ai.evaluate._danger_set)
+    danger[0] = danger[1] = 0
+    v = s.plague_village
+    if g.has_plague and s.tiebreak == 0 and v >= 0:
+        danger[0] |= g.near_mask[v][0]
+        danger[1] |= g.near_mask[v][1]
+        for d in range(4):
+            a = g.village_next[v][d]
+            if a >= 0:
+                danger[0] |= g.near_mask[a][0]
+                danger[1] |= g.near_mask[a][1]
+                a = g.village_next[a][d]
+                if a >= 0:
+                    danger[0] |= g.near_mask[a][0]
+                    danger[1] |= g.near_mask[a][1]
+    if s.tiebreak:
+        prog = 1.0
+    else:
+        prog = (s.turn - 1) / <double>(g.turns if g.turns > 1 else 1)
+        if prog < 0.0:
+            prog = 0.0
+        elif prog > 1.0:
+            prog = 1.0
+    vmin = s.vp[0]
+    for q in range(n):
+        if s.vp[q] < vmin:
+            vmin = s.vp[q]
+    for p in range(n):
+        others = -(1 << 30)
+        for q in range(n):
+            if q != p and s.vp[q] > others:
+                others = s.vp[q]
+        lead = s.vp[p] - others
+        leader = 1.0 if lead >= 0 else 0.0
+        alive = on_map = force = stricken = in_danger = never = in_cities = threatened = 0
+        for t in range(k):
+            x = s.loc[p][t]
+            if x == LOC_DEAD:
+                continue
+            alive += 1
+            num = number[p][t]
+            if t != milady:
+                force += num
+            if s.stricken[p][t]:
+                stricken += 1
+            if x == LOC_CASTLE:
+                if not s.entered[p][t] and not s.king:
+                    never += g.desperate_red if (t == g.baron and desp[p]) else g.token_red[t]
+                continue
+            on_map += 1
+            kx = g.kind[x]
+            if kx == K_CITY:
+                in_cities += 1
+            if ((danger[x >> 6] >> (x & 63)) & 1) and kx != K_CITY and kx != K_CENTRAL:
+                in_danger += num
+            if x != central and t != milady:
+                if kx == K_WOOD:
+                    bonus = g.defence_wood
+                elif kx == K_VILLAGE:
+                    bonus = g.defence_village
+                elif kx == K_CITY:
+                    bonus = g.defence_city
+                else:
+                    bonus = 0
+                if _enemy_max(g, force_at, n, p, x) > force_at[p][x] + bonus:
+                    threatened += num
+        cities = city_value = at_risk = ready = 0
+        castle = g.site_territory[s.castle[p]] if s.castle[p] >= 0 else -1
+        for i in range(g.num_cities):
+            c = g.cities[i]
+            if s.owner[c] == p:
+                cities += 1
+                if castle >= 0:
+                    value = g.distance[castle][c]
+                    city_value += value
+                    if _enemy_max(g, force_at, n, p, c) > g.defence_city + force_at[p][c]:
+                        at_risk += value
+                continue
+            if castle < 0:
+                continue
+            force_adj = 0
+            taker = False
+            for t in range(k):
+                x = s.loc[p][t]
+                if x < 0 or t == milady or x == central or g.distance[x][c] != 1:
+                    continue
+                force_adj += number[p][t]
+                if g.takes_cities[t]:
+                    taker = True
+            defence = g.defence_city
+            for q in range(n):
+                if q != p:
+                    defence += force_at[q][c]
+            if taker and force_adj > defence:
+                ready += g.distance[castle][c]
+        out[p][0] = s.vp[p]
+        out[p][1] = s.vp[p] * prog
+        out[p][2] = lead
+        out[p][3] = lead * prog
+        out[p][4] = lead * prog * prog
+        out[p][5] = leader
+        out[p][6] = leader * prog
+        out[p][7] = handmade[p] - s.vp[p]
+        out[p][8] = (handmade[p] - s.vp[p]) * prog
+        out[p][9] = alive
+        out[p][10] = on_map
+        out[p][11] = force
+        out[p][12] = stricken
+        out[p][13] = in_danger
+        out[p][14] = cities
+        out[p][15] = city_value
+        out[p][16] = at_risk
+        out[p][17] = ready
+        out[p][18] = threatened
+        out[p][19] = never
+        out[p][20] = 1.0 if s.loc[p][g.baron] != LOC_DEAD else 0.0
+        out[p][21] = 1.0 if desp[p] else 0.0
+        out[p][22] = 1.0 if (s.king and s.vp[p] == vmin) else 0.0
+        out[p][23] = in_cities
+
+
+cdef void value_rewards(const ValueWeightsC* vw, const CoreStateC* s, const CoreGame* g, const double* handmade,
+                        double temperature, double* out) noexcept nogil:
+    """The learned rewards (feudo_ai.value.ValueModel.rewards): softmax over the seats in play of
+    w[n] . f(p) / temperature (1: the fitted model's win probabilities; below 1: sharper)."""
+    cdef double f[MAX_PLAYERS][NUM_FEATURES]
+    cdef double u[MAX_PLAYERS]
+    cdef double top = -1e300, total = 0.0
+    cdef int p, j, n = g.num_players
+    cdef bint inplay
+    cdef const double* w = vw.w[n - 2]
+    if s.phase == PH_TERMINAL:
+        core_returns(s, g, out)
+        return
+    value_features(s, g, handmade, f)
+    for p in range(n):
+        u[p] = 0.0
+        for j in range(NUM_FEATURES):
+            u[p] += w[j] * f[p][j]
+        u[p] /= temperature
+        inplay = s.tiebreak == 0 or s.active[p]
+        if inplay and u[p] > top:
+            top = u[p]
+    for p in range(n):
+        inplay = s.tiebreak == 0 or s.active[p]
+        out[p] = exp(u[p] - top) if inplay else 0.0
+        total += out[p]
+    for p in range(n):
+        out[p] /= total
+
+
+cdef class ValueWeights:
+    """The weights of a validated model in C: ``weights`` is a (3, NUM_FEATURES) array of finite numbers, row
+    n - 2 for n players (checked again here: nothing unchecked reaches C)."""
+
+    def __init__(self, weights):
+        a = np.asarray(weights, dtype=np.float64)
+        if a.shape != (3, NUM_FEATURES):
+            raise ValueError(f"weights: expected shape (3, {NUM_FEATURES}), got {a.shape}")
+        if not np.isfinite(a).all():
+            raise ValueError("weights: expected finite numbers")
+        for i in range(3):
+            for j in range(NUM_FEATURES):
+                self.c.w[i][j] = a[i, j]
+
+    def weights(self):
+        """The weights as a (3, NUM_FEATURES) array."""
+        return np.array([[self.c.w[i][j] for j in range(NUM_FEATURES)] for i in range(3)])
+
+
+def num_features():
+    """NUM_FEATURES of the C code (the tests compare it with feudo_ai.value.NUM_FEATURES)."""
+    return NUM_FEATURES

@@ -1,0 +1,334 @@
+"""``feudo train``: self-play games, then the learned evaluation (:mod:`feudo_ai.value`) fitted to their outcomes.
+
+1. **Games** (:func:`generate`): ``games`` self-play games, game i with ``players[i % len(players)]`` players and
+   seed ``derive(seed, i)`` (map board order, chance, the bots' seeds), each seat's bot drawn from ``bots`` by the
+   game's own generator. Games run in parallel over processes (``jobs``) and every game is a pure function of
+   its index and the seed, so the data (and the weights) do not depend on ``jobs``.
+2. **Positions**: at the start of every turn (where the search's default truncated playout stops and evaluates:
+   the end of a turn), the features of every seat's view (public facts only, R22; the C features, the same as
+   :func:`feudo_ai.value.features`), labelled with the game's final R19 returns (1 sole win, 1/k shared).
+3. **Fit** (:func:`fit`): per player count, a conditional logit ``softmax_p(w . f_p)`` over the seats in play,
+   minimising the cross-entropy to the returns plus an L2 penalty on the standardised weights, by Newton's method
+   (deterministic: same data, same weights). Every ``holdout``-th round of games (a round: one game of each
+   entry of ``players``) is held out and its positions give the
+   validation loss, reported next to the hand-made evaluation's and the uniform guess's on the same positions.
+4. **File**: the weights (raw feature units) with format version, feature names, training seed, data size and
+   losses (:meth:`feudo_ai.value.ValueModel.to_dict`), as JSON; same seed and options: the same bytes (the date
+   is ``SOURCE_DATE_EPOCH``'s when set).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import multiprocessing
+import os
+import random
+import re
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+import numpy as np
+
+from .value import NUM_FEATURES, PLAYER_COUNTS, ValueModel, model_from_dict
+
+__all__ = ["TrainConfig", "game_seed", "play_one", "generate", "cross_entropy", "fit", "train", "command_line",
+           "dumps", "cmd_train", "add_parser"]
+
+DEFAULT_BOTS = "ismcts:iterations=100"
+MAX_GAMES = 1_000_000
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """What ``feudo train`` does (validated: :raises ValueError: naming the bad field)."""
+
+    games: int = 600  # self-play games in all
+    players: tuple[int, ...] = (2, 2, 3, 4)  # player counts, cycled over the games (half the games: 2 players)
+    bots: tuple[str, ...] = (DEFAULT_BOTS,)  # bot specs; each seat of a game draws one
+    seed: int = 1  # every random choice (games, bots, chance) flows from it
+    jobs: int = 1  # processes playing the games
+    holdout: int = 5  # every holdout-th round of games (one game per entry of players) is held out (0: none)
+    l2: float = 1.0  # L2 penalty on the standardised weights (per player count, in units of positions)
+    date: str | None = None  # recorded in the file; None: SOURCE_DATE_EPOCH's date, else today (UTC)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.games, int) or not 1 <= self.games <= MAX_GAMES:
+            raise ValueError(f"games: expected an integer in [1, {MAX_GAMES}], got {self.games!r}")
+        if not self.players or any(p not in PLAYER_COUNTS for p in self.players):
+            raise ValueError(f"players: expected player counts among {PLAYER_COUNTS}, got {self.players!r}")
+        if not self.bots:
+            raise ValueError("bots: expected at least one bot spec")
+        if not isinstance(self.seed, int) or not 0 <= self.seed < 2**63:
+            raise ValueError(f"seed: expected an integer in [0, 2^63), got {self.seed!r}")
+        if not isinstance(self.jobs, int) or not 1 <= self.jobs <= 256:
+            raise ValueError(f"jobs: expected an integer in [1, 256], got {self.jobs!r}")
+        if not isinstance(self.holdout, int) or not (self.holdout == 0 or 2 <= self.holdout <= MAX_GAMES):
+            raise ValueError(f"holdout: expected 0 or an integer >= 2, got {self.holdout!r}")
+        if not isinstance(self.l2, (int, float)) or not 0 <= self.l2 < 1e9:
+            raise ValueError(f"l2: expected a number in [0, 1e9), got {self.l2!r}")
+        from .bots import make_bot
+
+        for spec in self.bots:
+            make_bot(spec, 0)  # an unknown bot or a bad parameter fails here, before any game
+
+
+def game_seed(seed: int, i: int) -> int:
+    """The seed of game i: a 63-bit value from numpy's SeedSequence of (seed, i)."""
+    return int(np.random.SeedSequence([seed, i]).generate_state(2, dtype=np.uint64)[0] >> np.uint64(1))
+
+
+def play_one(args: tuple[int, int, int, tuple[str, ...]]) -> dict:
+    """Game ``i``: its positions (features, seats in play, the hand-made rewards) and its returns."""
+    i, seed, players, bots = args
+    from engine import load_map, new_fast_game, sample_chance
+
+    from . import _feudo_game
+    from .bots import make_bot
+
+    gs = game_seed(seed, i)
+    rng = random.Random(gs)
+    state = new_fast_game(players=players, seed=gs, game_map=load_map(None, seed=gs), backend="core")
+    specs = [bots[rng.randrange(len(bots))] for _ in range(players)]
+    seats = [make_bot(spec, rng.randrange(2**62)) for spec in specs]
+    feats, masks, hand = [], [], []
+    turn = state.turn
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(sample_chance(state, rng))
+        else:
+            state.apply_action(seats[state.current_player()](state))
+        if state.turn != turn and not state.is_terminal():
+            turn = state.turn
+            feats.append(_feudo_game.learned_features(state))
+            masks.append([not state.tiebreak or bool(state.active[p]) for p in range(players)])
+            hand.append(_feudo_game.evaluate_state(state)[1])
+    return {"i": i, "players": players, "bots": specs, "X": np.array(feats, dtype=np.float64).reshape(-1, players,
+                                                                                                       NUM_FEATURES),
+            "mask": np.array(masks, dtype=bool).reshape(-1, players), "hand": np.array(hand).reshape(-1, players),
+            "returns": np.array(state.returns(), dtype=np.float64)}
+
+
+def generate(cfg: TrainConfig, progress=None) -> list[dict]:
+    """Play the games of ``cfg`` (in order of index, whatever ``jobs``)."""
+    tasks = [(i, cfg.seed, cfg.players[i % len(cfg.players)], cfg.bots) for i in range(cfg.games)]
+    out: list[dict] = []
+    if cfg.jobs == 1:
+        for t in tasks:
+            out.append(play_one(t))
+            if progress:
+                progress(len(out), cfg.games)
+        return out
+    ctx = multiprocessing.get_context("spawn")  # no fork of a process that may hold search threads
+    with ProcessPoolExecutor(cfg.jobs, mp_context=ctx) as pool:
+        for r in pool.map(play_one, tasks, chunksize=4):
+            out.append(r)
+            if progress:
+                progress(len(out), cfg.games)
+    return out
+
+
+def _stack(games: list[dict], n: int):
+    gs = [g for g in games if g["players"] == n and len(g["X"])]
+    if not gs:
+        return None
+    X = np.concatenate([g["X"] for g in gs])
+    M = np.concatenate([g["mask"] for g in gs])
+    H = np.concatenate([g["hand"] for g in gs])
+    Y = np.concatenate([np.repeat(g["returns"][None, :], len(g["X"]), axis=0) for g in gs])
+    return X, M, H, Y
+
+
+def _probs(X: np.ndarray, M: np.ndarray, w: np.ndarray) -> np.ndarray:
+    u = np.where(M, X @ w, -np.inf)
+    u = u - u.max(axis=1, keepdims=True)
+    e = np.where(M, np.exp(u), 0.0)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def cross_entropy(P: np.ndarray, Y: np.ndarray) -> float:
+    """Mean over positions of -sum_p y_p log P_p (0 log 0 = 0)."""
+    P = np.clip(P, 1e-12, 1.0)
+    return float(-(Y * np.log(P)).sum(axis=1).mean())
+
+
+def fit(X: np.ndarray, M: np.ndarray, Y: np.ndarray, l2: float, iterations: int = 50) -> np.ndarray:
+    """The weights (raw feature units) of the conditional logit fitted by Newton's method with step halving:
+    positions ``X`` (N, n, D), seats in play ``M`` (N, n), returns ``Y`` (N, n)."""
+    N, n, D = X.shape
+    rows = X[M]
+    mean = rows.mean(axis=0)
+    scale = rows.std(axis=0)
+    scale = np.where(scale > 1e-9, scale, 1.0)  # a constant feature (e.g. never seen) stays at weight 0
+    Z = (X - mean) / scale
+    Z = np.where(M[:, :, None], Z, 0.0)
+    Yn = Y * M
+    Yn = Yn / np.where(Yn.sum(axis=1, keepdims=True) > 0, Yn.sum(axis=1, keepdims=True), 1.0)
+    w = np.zeros(D)
+
+    def objective(w: np.ndarray) -> float:
+        return cross_entropy(_probs(Z, M, w), Yn) * N + 0.5 * l2 * float(w @ w)
+
+    f = objective(w)
+    for _ in range(iterations):
+        P = _probs(Z, M, w)
+        R = P - Yn
+        grad = np.einsum("nsd,ns->d", Z, R) + l2 * w
+        zbar = np.einsum("nsd,ns->nd", Z, P)
+        H = np.einsum("nsd,ns,nse->de", Z, P, Z) - np.einsum("nd,ne->de", zbar, zbar) + l2 * np.eye(D)
+        step = np.linalg.solve(H + 1e-9 * np.eye(D), grad)
+        t = 1.0
+        while t > 1e-6:
+            w_new = w - t * step
+            f_new = objective(w_new)
+            if f_new <= f:
+                break
+            t *= 0.5
+        else:
+            break
+        done = f - f_new < 1e-10 * max(1.0, abs(f))
+        w, f = w_new, f_new
+        if done:
+            break
+    return w / scale  # raw units: w.(x - mean)/scale = (w/scale).x - const, the constant cancels in the softmax
+
+
+def _date(cfg: TrainConfig) -> str:
+    if cfg.date is not None:
+        return cfg.date
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    when = (_dt.datetime.fromtimestamp(int(epoch), _dt.timezone.utc) if epoch and epoch.isdigit()
+            else _dt.datetime.now(_dt.timezone.utc))
+    return when.date().isoformat()
+
+
+def train(cfg: TrainConfig, progress=None) -> tuple[ValueModel, dict]:
+    """Generate the games, fit every player count, and return the model and a report (data size, losses)."""
+    started = time.perf_counter()
+    games = generate(cfg, progress)
+    played = time.perf_counter() - started
+    rounds = len(cfg.players)  # game i is of round i // rounds: a round has every player count once
+    held = [g for g in games if cfg.holdout and (g["i"] // rounds) % cfg.holdout == 0]
+    kept = [g for g in games if not (cfg.holdout and (g["i"] // rounds) % cfg.holdout == 0)]
+    weights: dict[int, np.ndarray] = {}
+    report: dict = {"games": len(games), "positions": 0, "by_players": {}}
+    for n in PLAYER_COUNTS:
+        tr = _stack(kept, n)
+        if tr is None:
+            weights[n] = np.zeros(NUM_FEATURES)  # no data: every seat equal
+            continue
+        X, M, H, Y = tr
+        w = fit(X, M, Y, cfg.l2)
+        weights[n] = w
+        entry = {"train_games": sum(1 for g in kept if g["players"] == n), "train_positions": int(len(X)),
+                 "train_loss": round(cross_entropy(_probs(X, M, w), Y), 6)}
+        va = _stack(held, n)
+        if va is not None:
+            Xv, Mv, Hv, Yv = va
+            uniform = Mv / Mv.sum(axis=1, keepdims=True)
+            entry.update({"validation_games": sum(1 for g in held if g["players"] == n),
+                          "validation_positions": int(len(Xv)),
+                          "validation_loss": round(cross_entropy(_probs(Xv, Mv, w), Yv), 6),
+                          "validation_loss_handmade": round(cross_entropy(Hv, Yv), 6),
+                          "validation_loss_uniform": round(cross_entropy(uniform, Yv), 6)})
+        report["by_players"][str(n)] = entry
+        report["positions"] += int(len(X)) + (int(len(va[0])) if va is not None else 0)
+    meta = {"model": "conditional logit: rewards = softmax over the seats in play of weights[players] . features",
+            "training": {"seed": cfg.seed, "games": cfg.games, "players": list(cfg.players), "bots": list(cfg.bots),
+                         "holdout": cfg.holdout, "l2": cfg.l2, "positions": report["positions"],
+                         "date": _date(cfg), "command": command_line(cfg)},
+            "validation": report["by_players"]}
+    model = model_from_dict(ValueModel(weights, meta).to_dict(), "trained model")  # validates what is written
+    report["seconds_games"] = round(played, 1)
+    report["seconds"] = round(time.perf_counter() - started, 1)
+    return model, report
+
+
+def command_line(cfg: TrainConfig) -> str:
+    """The ``feudo train`` command that reproduces ``cfg`` (``--jobs`` and ``--out`` do not change the weights)."""
+    return (f"feudo train --games {cfg.games} --players {','.join(map(str, cfg.players))} --bots "
+            f"{','.join(cfg.bots)} --seed {cfg.seed} --holdout {cfg.holdout} --l2 {cfg.l2:g}")
+
+
+def dumps(model: ValueModel) -> str:
+    """The weights file's text: indented JSON, every list of numbers or names on one line."""
+    text = json.dumps(model.to_dict(), indent=1)
+    return re.sub(r"\[[^\[\]{}]*\]", lambda m: re.sub(r"\s*\n\s*", " ", m.group(0)), text) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The command
+# ---------------------------------------------------------------------------------------------------------------
+
+def _ints(text: str, name: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise ValueError(f"--{name}: expected comma-separated integers, got {text!r}") from None
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    bots = tuple(s.strip() for s in args.bots.split(",") if s.strip())
+    cfg = TrainConfig(games=args.games, players=_ints(args.players, "players"), bots=bots, seed=args.seed,
+                      jobs=args.jobs, holdout=args.holdout, l2=args.l2)
+    out = Path(args.out)
+    if out.is_dir():
+        raise ValueError(f"--out: {out} is a directory; expected a file name")
+    last = [0.0]
+    started = time.perf_counter()
+
+    def progress(done: int, total: int) -> None:
+        now = time.perf_counter()
+        if not args.quiet and (now - last[0] > 5 or done == total):
+            last[0] = now
+            el = now - started
+            eta = el / done * (total - done)
+            print(f"games {done}/{total}  {el:.0f} s  ETA {eta:.0f} s", file=sys.stderr, flush=True)
+
+    model, report = train(cfg, progress)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(dumps(model), encoding="utf-8")
+    report["out"] = str(out)
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(f"wrote {out}: {report['games']} games, {report['positions']} positions, {report['seconds']} s")
+        for n, e in report["by_players"].items():
+            line = f"  {n} players: {e['train_positions']} training positions, loss {e['train_loss']}"
+            if "validation_loss" in e:
+                line += (f"; validation {e['validation_positions']} positions, loss {e['validation_loss']} "
+                         f"(hand-made {e['validation_loss_handmade']}, uniform {e['validation_loss_uniform']})")
+            print(line)
+    return 0
+
+
+def add_parser(sub) -> None:
+    """Register ``feudo train`` on the CLI's subparsers."""
+    p = sub.add_parser(
+        "train", help="self-play games, then fit the learned evaluation and write its weights file",
+        description="Play self-play games (in parallel, seeded), record every seat's features at the start of "
+                    "every turn with the game's R19 returns, fit the learned evaluation (a softmax over the seats "
+                    "of weights . features, one weight vector per player count, Newton's method) and write the "
+                    "weights as a versioned JSON file. Every --holdout-th round of games (one game per entry of "
+                    "--players) is held out: its validation loss is printed next to the hand-made evaluation's and "
+                    "the uniform guess's. Same seed and options: the same file, whatever "
+                    "--jobs. The shipped model is feudo_ai/data/value_v1.json (docs/search.md: how it was made).")
+    p.add_argument("--games", type=int, default=TrainConfig.games, help=f"games in all (default {TrainConfig.games})")
+    p.add_argument("--players", default=",".join(map(str, TrainConfig.players)),
+                   help="player counts, cycled over the games (default 2,2,3,4: half the games with 2 players)")
+    p.add_argument("--bots", default=DEFAULT_BOTS,
+                   help=f"comma-separated bot specs; every seat draws one (default {DEFAULT_BOTS})")
+    p.add_argument("--seed", type=int, default=TrainConfig.seed, help="seed of everything random (default 1)")
+    p.add_argument("--jobs", type=int, default=1, help="processes playing the games (default 1)")
+    p.add_argument("--holdout", type=int, default=TrainConfig.holdout,
+                   help="hold out every N-th round of games for the validation loss (default 5; 0: none)")
+    p.add_argument("--l2", type=float, default=TrainConfig.l2,
+                   help="L2 penalty on the standardised weights (default 1)")
+    p.add_argument("--out", default="value_v1.json", help="the weights file to write (default value_v1.json)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    p.set_defaults(func=cmd_train)
+
