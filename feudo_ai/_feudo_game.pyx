@@ -37,6 +37,7 @@ from engine._core cimport (CoreState, CoreStateC, CoreGame, MAX_PLAYERS, MAX_TOK
                            K_CITY, K_CENTRAL, K_WOOD, K_VILLAGE, PH_ATTACK, PH_ATTACK_JOIN, core_legal,
                            core_apply, core_current_player, core_chance, core_returns, core_is_chance,
                            core_desperate, core_shillings_of)
+from feudo_ai._public_facts cimport numbers_and_forces, plague_danger
 from feudo_ai._value cimport ValueWeights, ValueWeightsC, NUM_FEATURES, value_features, value_rewards
 from feudo_ai._game cimport (GameC, Rng, SearchGame, MAX_OBSERVERS, LABEL_HIDDEN, LABEL_SIGNAL, MAX_SIGNALS,
                              TO_MOVE_CHANCE, TO_MOVE_TERMINAL, rng_seed, rng_uniform, rng_below)
@@ -200,34 +201,8 @@ cdef void _position_scores(const CoreStateC* s, const CoreGame* g, double* score
     cdef bint desp[MAX_PLAYERS]        # R17, once per player: the Baron's numbers below depend on it
     cdef int central = g.central_hill
     cdef int milady = g.milady
-    for p in range(n):
-        desp[p] = core_desperate(s, g, p)
-        for t in range(k):
-            if t == g.baron and desp[p]:
-                num_of[p][t] = g.desperate_black if s.stricken[p][t] else g.desperate_red
-            else:
-                num_of[p][t] = g.token_black[t] if s.stricken[p][t] else g.token_red[t]
-        for x in range(g.num_territories):
-            force_at[p][x] = 0
-        for t in range(k):
-            x = s.loc[p][t]
-            if x >= 0 and t != milady:
-                force_at[p][x] += num_of[p][t]
-    # territories a plague card could hit next (evaluate._danger_set)
-    danger[0] = danger[1] = 0
-    v = s.plague_village
-    if g.has_plague and s.tiebreak == 0 and v >= 0:
-        danger[0] |= g.near_mask[v][0]
-        danger[1] |= g.near_mask[v][1]
-        for d in range(4):
-            a = g.village_next[v][d]
-            if a >= 0:
-                danger[0] |= g.near_mask[a][0]
-                danger[1] |= g.near_mask[a][1]
-                a = g.village_next[a][d]
-                if a >= 0:
-                    danger[0] |= g.near_mask[a][0]
-                    danger[1] |= g.near_mask[a][1]
+    numbers_and_forces(s, g, desp, num_of, force_at)
+    plague_danger(s, g, danger)  # territories a plague card could hit next (evaluate._danger_set)
     for p in range(n):
         score[p] = s.vp[p]
         for t in range(k):

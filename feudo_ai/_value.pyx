@@ -9,17 +9,13 @@ The hand-made ``position_score`` of every seat (a feature) is handed in by the c
 """
 
 from libc.math cimport exp
+from libc.stdint cimport uint64_t
 
 import numpy as np
 
+from feudo_ai._public_facts cimport numbers_and_forces, plague_danger
 from engine._core cimport (CoreGame, CoreStateC, MAX_PLAYERS, MAX_TOKENS, MAX_TERRITORIES, PH_TERMINAL, LOC_CASTLE,
-                           LOC_DEAD, K_CITY, K_CENTRAL, K_WOOD, K_VILLAGE, core_desperate, core_returns)
-
-
-cdef inline int _number(const CoreStateC* s, const CoreGame* g, int p, int t, bint desp) noexcept nogil:
-    if t == g.baron and desp:
-        return g.desperate_black if s.stricken[p][t] else g.desperate_red
-    return g.token_black[t] if s.stricken[p][t] else g.token_red[t]
+                           LOC_DEAD, K_CITY, K_CENTRAL, K_WOOD, K_VILLAGE, core_returns)
 
 
 cdef inline int _enemy_max(const CoreGame* g, int (*force_at)[MAX_TERRITORIES], int n, int p, int x) noexcept nogil:
@@ -49,34 +45,11 @@ cdef void value_features(const CoreStateC* s, const CoreGame* g, const double* h
     cdef int number[MAX_PLAYERS][MAX_TOKENS]
     cdef int force_at[MAX_PLAYERS][MAX_TERRITORIES]
     cdef bint desp[MAX_PLAYERS]
-    cdef unsigned long long danger[2]
+    cdef uint64_t danger[2]
     cdef double prog, leader
     cdef int central = g.central_hill, milady = g.milady
-    for p in range(n):
-        desp[p] = core_desperate(s, g, p)
-        for t in range(k):
-            number[p][t] = _number(s, g, p, t, desp[p])
-        for x in range(g.num_territories):
-            force_at[p][x] = 0
-        for t in range(k):
-            x = s.loc[p][t]
-            if x >= 0 and t != milady:
-                force_at[p][x] += number[p][t]
-    # territories a plague card could hit next (feudo_ai.evaluate._danger_set)
-    danger[0] = danger[1] = 0
-    v = s.plague_village
-    if g.has_plague and s.tiebreak == 0 and v >= 0:
-        danger[0] |= g.near_mask[v][0]
-        danger[1] |= g.near_mask[v][1]
-        for d in range(4):
-            a = g.village_next[v][d]
-            if a >= 0:
-                danger[0] |= g.near_mask[a][0]
-                danger[1] |= g.near_mask[a][1]
-                a = g.village_next[a][d]
-                if a >= 0:
-                    danger[0] |= g.near_mask[a][0]
-                    danger[1] |= g.near_mask[a][1]
+    numbers_and_forces(s, g, desp, number, force_at)
+    plague_danger(s, g, danger)  # territories a plague card could hit next (feudo_ai.evaluate._danger_set)
     if s.tiebreak:
         prog = 1.0
     else:
