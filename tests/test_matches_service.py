@@ -21,18 +21,12 @@ import time
 
 import grpc
 import pytest
-from service_helpers import ROOT, running_server
+from service_helpers import ROOT
 
 from engine.history import Entry, SeatReplay
 from feudo.v1 import matches_pb2 as mpb
 from feudo_ai.matches.client import MatchesClient, MatchesError
 from feudo_ai.service.convert import observation_from_dict
-
-
-@pytest.fixture(scope="module")
-def server():
-    with running_server() as s:
-        yield s
 
 
 @pytest.fixture(scope="module")

@@ -33,18 +33,6 @@ from feudo_ai.service.advisor import ServiceConfig
 from feudo_ai.service.convert import position_from
 
 
-@pytest.fixture(scope="module")
-def server():
-    with running_server() as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def client(server):
-    with AdvisorClient(server.address) as c:
-        yield c
-
-
 def _key(advice):
     """What a seed and an iteration budget fix (timings left out)."""
     s = advice.stats

@@ -13,27 +13,15 @@ import pytest
 from engine import Phase
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from service_helpers import positions_by_phase, running_server
+from service_helpers import positions_by_phase
 
 from feudo.v1 import advisor_pb2 as apb
 from feudo.v1 import game_pb2 as gpb
-from feudo_ai.client import AdvisorClient, AdvisorError
+from feudo_ai.client import AdvisorError
 from feudo_ai.service.convert import position_from
 
 # OK, a bad position, or a fine position asked by a seat that is not to act (FAILED_PRECONDITION)
 ANSWERS = {grpc.StatusCode.OK, grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION}
-
-
-@pytest.fixture(scope="module")
-def server():
-    with running_server() as s:
-        yield s
-
-
-@pytest.fixture(scope="module")
-def client(server):
-    with AdvisorClient(server.address) as c:
-        yield c
 
 
 def _alive(client) -> None:
