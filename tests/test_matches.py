@@ -84,6 +84,17 @@ def test_setup_board_order_and_round_trip():
 
 
 # -- tokens --------------------------------------------------------------------------------------------------
+def test_seat_tokens_paste_safely_after_the_token_flag():
+    """A token starting with '-' read as an option in `feudo play --token T` (CI found it with token_urlsafe)."""
+    import re
+
+    from feudo_ai.matches.tokens import new_token
+
+    drawn = [new_token() for _ in range(2000)]
+    assert all(re.fullmatch(r"[A-Za-z0-9]{32}", t) for t in drawn)
+    assert len(set(drawn)) == len(drawn)
+
+
 def test_every_seat_call_needs_that_seats_token(svc):
     r = svc.create_match({"players": 3, "seats": ["external", "external", "random"], "seed": 1})
     mid, tokens = r["match_id"], r["tokens"]

@@ -1,7 +1,8 @@
 """Seat tokens: a secret per external seat, shown once at creation; only its hash is stored.
 
-Tokens come from :func:`secrets.token_urlsafe`; the store keeps their SHA-256 (so a copy of the database does not
-let anyone act for a seat), and checks compare digests with :func:`hmac.compare_digest` (constant time).
+Tokens are 32 letters and digits drawn with :mod:`secrets` (about 190 bits). Not ``token_urlsafe``: its tokens
+can start with ``-``, and ``feudo play --token -abc...`` then reads as an option (a CI run found it). The store
+keeps their SHA-256 (so a copy of the database does not let anyone act for a seat), and checks compare digests with :func:`hmac.compare_digest` (constant time).
 """
 
 from __future__ import annotations
@@ -9,12 +10,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import string
 
-TOKEN_BYTES = 24
+TOKEN_ALPHABET = string.ascii_letters + string.digits
+TOKEN_LENGTH = 32
 
 
 def new_token() -> str:
-    return secrets.token_urlsafe(TOKEN_BYTES)
+    """A fresh seat token: safe to paste after ``--token`` in a shell (no leading ``-``, no quoting needed)."""
+    return "".join(secrets.choice(TOKEN_ALPHABET) for _ in range(TOKEN_LENGTH))
 
 
 def token_hash(token: str) -> str:
