@@ -21,7 +21,7 @@ result.
 
     python benchmarks/strength.py --suite issue14 --json                  # 400 games a pairing: ~14-24 hours
     python benchmarks/strength.py --suite issue14 --games 16 --json       # what fits about an hour on 2 cores
-    python benchmarks/strength.py --suite issue14 --long --only "1 s" --json   # 1 s vs 0.2 s, 400 games: ~7 hours
+    python benchmarks/strength.py --suite issue14 --long --only "ismcts 1 s" --json   # 1 s vs 0.2 s, 400 games: ~7 hours
     python benchmarks/strength.py --suite issue14 --quick --json          # a smoke run, ~25 minutes
 
 Its default seed, 1000, is the held-out one: the tuning of issue 14 used deal seeds in 5000-5999 only. Seconds a
