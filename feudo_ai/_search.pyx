@@ -18,7 +18,9 @@ Per iteration (:c:func:`_iterate`):
    label the game chooses) and which public signals it revealed (edges in every tree). Only the player to move
    chooses, in its own tree: UCB1 with availability counts, or EXP3 where the game says the move is
    simultaneous with a player still to choose (``simultaneous``). A node with an untried legal action expands
-   one (the iteration then leaves the tree); forced actions and chance outcomes only descend (the other trees'
+   one (the iteration then leaves the tree): a random one, or with ``prior_weight > 0`` and a game that has a
+   ``prior``, the one the game's action prior favours, whose prior then adds a progressive bias to UCB1
+   (:c:func:`_expand_by_prior`); forced actions and chance outcomes only descend (the other trees'
    nodes of the expanded edge are created when a later walk goes on from it). When the pool is full no node
    is created any more (a tree whose edge is missing leaves the walk) and iterations go on.
 3. **Playout** (``playout``): ``eval`` evaluates the leaf (the game's ``evaluate``), ``truncated`` plays the
