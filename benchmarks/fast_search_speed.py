@@ -6,7 +6,8 @@ Positions: 4 players, default map (seed 1), Castles on the first legal sites, tu
 after the Castles (CHOOSE_ORDER), the first selector's first pick (SELECT) and the first reveal with a choice
 (REVEAL). For each: the default evaluation (truncated playout to the end of the turn + softmax of the
 position score) with 1 and 2 threads (root parallel, GIL released), the full-random-rollout variant and the
-leaf-evaluation variant, the weighted sampler and the PIMC baseline with 1 thread. The load average before the
+leaf-evaluation variant, the weighted sampler and the PIMC baseline with 1 thread, and the action prior
+(``prior_weight``) per CPU second. The load average before the
 run is reported: other processes on the machine lower the wall-clock rates and the 2-thread ratio, so the
 default search is also measured per CPU second of the process (``default_1_thread_it_per_cpu_s``: a fixed budget
 of iterations over the CPU time it took), a figure a loaded machine barely moves. Not a test: nothing here
@@ -61,10 +62,10 @@ def rate(state, seconds: float, **kw) -> tuple[int, float, int]:
     return round(advice.stats.iterations / wall), round(cpu / wall, 2), advice.stats.nodes
 
 
-def rate_per_cpu(state, iterations: int = 20000) -> int:
-    """Iterations per CPU second of a fixed budget (1 thread, the default search)."""
+def rate_per_cpu(state, iterations: int = 20000, **kw) -> int:
+    """Iterations per CPU second of a fixed budget (1 thread, the default search unless options are given)."""
     c0 = _cpu()
-    feudo_ai.advise(state, state.current_player(), feudo_ai.SearchOptions(iterations=iterations, seed=1))
+    feudo_ai.advise(state, state.current_player(), feudo_ai.SearchOptions(iterations=iterations, seed=1, **kw))
     return round(iterations / (_cpu() - c0))
 
 
@@ -84,6 +85,8 @@ def main() -> None:
             "default_1_thread_it_s": one,
             "default_2_threads_it_s": two,
             "default_1_thread_it_per_cpu_s": rate_per_cpu(state),
+            # the tree's action prior (issue 14): the game scores every legal action at each expansion
+            "prior_1_thread_it_per_cpu_s": rate_per_cpu(state, prior_weight=0.5, prior_temperature=0.5),
             "thread_speedup": round(two / one, 2),
             "cores_used_1_thread": cpu1,
             "cores_used_2_threads": cpu2,  # below ~1.9: other processes took CPU from the run

@@ -34,7 +34,8 @@ from libc.string cimport memcpy
 
 from engine._core cimport (CoreState, CoreStateC, CoreGame, MAX_PLAYERS, MAX_TOKENS, MAX_TRADING, MAX_ACTIONS,
                            MAX_TERRITORIES, MAX_PLAGUE_KINDS, PH_SELECT, PH_TERMINAL, LOC_CASTLE, LOC_DEAD,
-                           K_CITY, K_CENTRAL, K_WOOD, K_VILLAGE, PH_ATTACK, PH_ATTACK_JOIN, core_legal,
+                           K_CITY, K_CENTRAL, K_WOOD, K_VILLAGE, PH_ATTACK, PH_ATTACK_JOIN, PH_MOVE, PH_MARCH,
+                           PH_ADVANCE, PH_MILADY, core_legal,
                            core_apply, core_current_player, core_chance, core_returns, core_is_chance,
                            core_desperate, core_shillings_of)
 from feudo_ai._public_facts cimport numbers_and_forces, plague_danger
@@ -189,8 +190,14 @@ cdef void _determinize(const FeudoCtx* F, CoreStateC* w, int seat, Rng* rng, int
 # Evaluation: feudo_ai.evaluate.position_score in C, then a softmax
 # =====================================================================================================
 
-cdef void _position_scores(const CoreStateC* s, const CoreGame* g, double* score) noexcept nogil:
+cdef inline void _position_scores(const CoreStateC* s, const CoreGame* g, double* score) noexcept nogil:
     """position_score(state, p) for every player p (same terms and constants as feudo_ai/evaluate.py)."""
+    _position_scores_of(s, g, score, -1)
+
+
+cdef void _position_scores_of(const CoreStateC* s, const CoreGame* g, double* score, int only) noexcept nogil:
+    """position_score(state, p) for every player p, or for p = ``only`` alone (``only >= 0``: the other entries
+    are left unwritten; the action prior needs the mover's score only)."""
     cdef int n = g.num_players, k = g.num_tokens
     cdef int p, q, t, u, x, y, i, d, a, v, kind, best, force, value, defence, castle, c, num, mine, bonus, emax
     cdef int num_of[MAX_PLAYERS][MAX_TOKENS]
@@ -204,6 +211,8 @@ cdef void _position_scores(const CoreStateC* s, const CoreGame* g, double* score
     numbers_and_forces(s, g, desp, num_of, force_at)
     plague_danger(s, g, danger)  # territories a plague card could hit next (evaluate._danger_set)
     for p in range(n):
+        if only >= 0 and p != only:
+            continue
         score[p] = s.vp[p]
         for t in range(k):
             x = s.loc[p][t]
@@ -347,6 +356,27 @@ cdef int _defence(const CoreStateC* s, const CoreGame* g, int p, int x) noexcept
     return d
 
 
+cdef int _winnable_gain(const CoreGame* g, const CoreStateC* w, int p, int x) noexcept nogil:
+    """Twice what p's attack on territory x is worth if every token able to join wins it (R11), else -1."""
+    cdef int t, y, force = 0, defence, gain
+    for t in range(g.num_tokens):
+        y = w.loc[p][t]
+        if (y >= 0 and y != g.central_hill and t != g.milady and not w.attacked[p][t]
+                and g.adjacent[y][x]):
+            force += _token_number(w, g, p, t)
+    defence = _defence(w, g, p, x)
+    if force <= defence:
+        return -1
+    # twice what the win is worth: the defenders' numbers in VP (R11: the defence less the
+    # territory's bonus), a City's distance from p's Castle (R15), half what the City's owner loses
+    gain = 2 * (defence - _bonus(g, x))
+    if g.kind[x] == K_CITY and w.castle[p] >= 0:
+        gain += 2 * g.distance[g.site_territory[w.castle[p]]][x]
+        if w.owner[x] >= 0 and w.castle[w.owner[x]] >= 0:
+            gain += g.distance[g.site_territory[w.castle[w.owner[x]]]][x]
+    return gain
+
+
 cdef int _playout_action(const CoreGame* g, const CoreStateC* w, const int* buf, int n, Rng* rng) noexcept nogil:
     """The playout's pick among the n legal actions: uniform, except for attacks (R11).
 
@@ -356,29 +386,15 @@ cdef int _playout_action(const CoreGame* g, const CoreStateC* w, const int* buf,
     most VP (R11, R15), join until the force beats the defence, then stop; pass when nothing is winnable.
     The measurements behind this choice (and the variants left out): ``docs/search.md``.
     """
-    cdef int p, i, t, x, y, force, nwin, njoin, defence, gain, best = -(1 << 20), pick = 0
+    cdef int p, i, force, nwin, njoin, gain, best = -(1 << 20), pick = 0
     cdef int join[MAX_TOKENS]
     if w.phase == PH_ATTACK:
         p = core_current_player(w, g)
         nwin = 0
         for i in range(1, n):
-            x = buf[i] - g.a_attack
-            force = 0
-            for t in range(g.num_tokens):
-                y = w.loc[p][t]
-                if (y >= 0 and y != g.central_hill and t != g.milady and not w.attacked[p][t]
-                        and g.adjacent[y][x]):
-                    force += _token_number(w, g, p, t)
-            defence = _defence(w, g, p, x)
-            if force <= defence:
+            gain = _winnable_gain(g, w, p, buf[i] - g.a_attack)
+            if gain < 0:
                 continue
-            # twice what the win is worth: the defenders' numbers in VP (R11: the defence less the
-            # territory's bonus), a City's distance from p's Castle (R15), half what the City's owner loses
-            gain = 2 * (defence - _bonus(g, x))
-            if g.kind[x] == K_CITY and w.castle[p] >= 0:
-                gain += 2 * g.distance[g.site_territory[w.castle[p]]][x]
-                if w.owner[x] >= 0 and w.castle[w.owner[x]] >= 0:
-                    gain += g.distance[g.site_territory[w.castle[w.owner[x]]]][x]
             if gain > best:
                 best = gain
                 nwin = 1
@@ -408,6 +424,54 @@ cdef int _playout_action(const CoreGame* g, const CoreStateC* w, const int* buf,
     return buf[rng_below(rng, n)]
 
 
+
+
+# =====================================================================================================
+# The tree's action prior (SearchOptions.prior_weight > 0): the greedy bot's one-ply idea, in C
+# =====================================================================================================
+
+cdef void _prior_scores(const CoreGame* g, const CoreStateC* w, const int* legal, int n,
+                        double* out) noexcept nogil:
+    """Scores (VP-like units: the search's softmax divides them by its prior_temperature) of the n legal
+    actions of the player to move, from the world ``w`` (public facts and the mover's own cards; the
+    opponents' selections are the world's draw): the greedy bot's rules of :mod:`feudo_ai.greedy`.
+
+    - Move, March, Advance, Milady (R8-R14): the mover's ``position_score`` after the action (one ply);
+    - Attack (R11): half the playout's gain of a winnable attack (what the win is worth in VP), an attack
+      that every joining token could not win -2, PASS 0;
+    - joining an attack: a join 1 and PASS 0 until the force beats the defence, then PASS 1 and a join 0;
+    - any other decision (Castle, order, selection, reveal): 0 for every action, a uniform prior.
+    """
+    cdef CoreStateC c
+    cdef double score[MAX_PLAYERS]
+    cdef int i, p, gain, force
+    cdef int ph = w.phase
+    cdef bint winning
+    for i in range(n):
+        out[i] = 0.0
+    if ph == PH_ATTACK:
+        p = core_current_player(w, g)
+        for i in range(n):
+            if legal[i] != 0:  # PASS is action 0
+                gain = _winnable_gain(g, w, p, legal[i] - g.a_attack)
+                out[i] = 0.5 * gain if gain >= 0 else -2.0
+        return
+    if ph == PH_ATTACK_JOIN:
+        p = core_current_player(w, g)
+        force = 0
+        for i in range(w.joiners_len):
+            force += _token_number(w, g, p, w.joiners[i])
+        winning = force > _defence(w, g, p, w.target)
+        for i in range(n):
+            out[i] = 1.0 if (legal[i] == 0) == winning else 0.0
+        return
+    if ph == PH_MOVE or ph == PH_MARCH or ph == PH_ADVANCE or ph == PH_MILADY:
+        p = core_current_player(w, g)
+        for i in range(n):
+            memcpy(&c, w, sizeof(CoreStateC))
+            core_apply(&c, g, legal[i])
+            _position_scores_of(&c, g, score, p)
+            out[i] = score[p]
 
 
 # =====================================================================================================
@@ -509,6 +573,10 @@ cdef int _f_playout_action(const void* ctx, const void* s, const int* legal, int
     return _playout_action((<const FeudoCtx*>ctx).g, <const CoreStateC*>s, legal, n, rng)
 
 
+cdef void _f_prior(const void* ctx, const void* s, const int* legal, int n, double* out) noexcept nogil:
+    _prior_scores((<const FeudoCtx*>ctx).g, <const CoreStateC*>s, legal, n, out)
+
+
 cdef bint _f_truncate(const void* ctx, const void* root, const void* s, int horizon) noexcept nogil:
     """Stop once ``horizon`` turns after the root's turn have ended."""
     return (<const CoreStateC*>s).turn > (<const CoreStateC*>root).turn + horizon
@@ -567,6 +635,7 @@ cdef class FeudoGame(SearchGame):
         self.c.evaluate = _f_evaluate
         self.c.playout_action = _f_playout_action
         self.c.truncate = _f_truncate
+        self.c.prior = _f_prior
         self._set_root(&state.s, seat)
 
     def beliefs(self, counts, long long worlds):
@@ -619,6 +688,20 @@ def learned_rewards(CoreState state, ValueWeights value not None, double tempera
     _position_scores(&state.s, g, score)
     value_rewards(&value.c, &state.s, g, score, temperature, out)
     return [out[p] for p in range(g.num_players)]
+
+
+def prior_scores(CoreState state):
+    """{legal action: score} of the tree's action prior for the player to act in ``state`` (as the C search
+    computes it from a world), for tests against feudo_ai.greedy."""
+    cdef int legal[MAX_ACTIONS]
+    cdef double out[MAX_ACTIONS]
+    cdef const CoreGame* g = state.compiled.g
+    cdef int i, n
+    if state.s.phase == PH_TERMINAL or core_is_chance(&state.s):
+        raise ValueError("state: no player to act")
+    n = core_legal(&state.s, g, legal)
+    _prior_scores(g, &state.s, legal, n, out)
+    return {legal[i]: out[i] for i in range(n)}
 
 
 def determinize(CoreState state, int seat, unsigned long long seed, str sampler="uniform"):

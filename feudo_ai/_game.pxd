@@ -128,6 +128,12 @@ ctypedef struct GameC:
     # whether a truncated playout from root stops at s (horizon: the option playout_turns)
     bint (*truncate)(const void* ctx, const void* root, const void* s, int horizon) noexcept nogil
 
+    # --- optional (may be NULL: the game has no opinion) ------------------------------------------------
+    # the tree's action prior: a score for each of the n legal actions of s for the player to move (out[i] for
+    # legal[i]; larger is better, any scale: the search takes a softmax with its prior_temperature). Called at
+    # most once per tree expansion with prior_weight > 0 (never at a simultaneous move); keep it cheap
+    void (*prior)(const void* ctx, const void* s, const int* legal, int n, double* out) noexcept nogil
+
 
 cdef class SearchGame:
     """A game ready to be searched from one seat's root: the table, the root (already hidden from the seat)

@@ -25,7 +25,8 @@ ctypedef struct GoofState:
 
 
 ctypedef struct GoofCtx:
-    int n                       # cards per suit (the game is read-only: nothing else is needed)
+    int n                       # cards per suit
+    double prior[GS_MAX_CARDS]  # the optional action prior's score of each bid (index = value - 1)
 
 
 cdef class GoofspielGame(SearchGame):

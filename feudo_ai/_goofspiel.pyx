@@ -15,6 +15,8 @@ is a public signal. Player 0's bid is simultaneous with player 1's (EXP3 in the 
 state: 0.5 plus half the score difference over the points in play. Belief counters: ``[q * n + card]``.
 """
 
+import math
+
 from libc.stdint cimport int32_t, int64_t
 from libc.string cimport memcpy
 
@@ -126,6 +128,13 @@ cdef int _playout_action(const void* ctx, const void* s, const int* legal, int n
     return legal[rng_below(rng, n)]
 
 
+cdef void _prior(const void* ctx, const void* s, const int* legal, int n, double* out) noexcept nogil:
+    """The fixed preference table given to GoofspielGame(prior=...), a score per bid."""
+    cdef int i
+    for i in range(n):
+        out[i] = (<const GoofCtx*>ctx).prior[legal[i]]
+
+
 cdef bint _simultaneous(const void* ctx, const void* s, int p) noexcept nogil:
     return not (<const GoofState*>s).has_bid[1 - p]  # the other player still bids this round
 
@@ -175,10 +184,12 @@ cdef class GoofspielGame(SearchGame):
     :param prize: the prize on the table, or None when the next one is to be turned (chance).
     :param bids: this round's bids (a value or None); at most player 0's (it bids first).
     :param scores: points won so far.
+    :param prior: None (the game offers no action prior), or a score per bid value 1..n: the preferences the
+        search's action prior (``prior_weight > 0``) turns into a distribution (tests set one to steer it).
     :raises ValueError: naming the field of an inconsistent position.
     """
 
-    def __init__(self, int n, hands, deck, prize, bids, scores, int seat):
+    def __init__(self, int n, hands, deck, prize, bids, scores, int seat, prior=None):
         cdef GoofState* g = &self.start
         cdef int p, i
         if not 2 <= n <= GS_MAX_CARDS:
@@ -214,7 +225,12 @@ cdef class GoofspielGame(SearchGame):
                 g.hand[p][i] = (i + 1) in h[p]
         for i in range(GS_MAX_CARDS):
             g.deck[i] = (i + 1) in d
+        if prior is not None and (not isinstance(prior, (list, tuple)) or len(prior) != n or not all(
+                isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in prior)):
+            raise ValueError(f"prior: expected None or {n} finite scores (one per bid value), got {prior!r}")
         self.ctx.n = n
+        for i in range(GS_MAX_CARDS):
+            self.ctx.prior[i] = prior[i] if prior is not None and i < n else 0.0
         self.c.ctx = &self.ctx
         self.c.num_players = 2
         self.c.num_actions = n
@@ -233,6 +249,10 @@ cdef class GoofspielGame(SearchGame):
         self.c.evaluate = _evaluate
         self.c.playout_action = _playout_action
         self.c.truncate = _truncate
+        if prior is not None:
+            self.c.prior = _prior
+        else:
+            self.c.prior = NULL  # no opinion: the search expands and selects as without a prior
         self._set_root(g, seat)
 
     def to_move(self) -> int:

@@ -7,7 +7,7 @@ statistics. Nothing in it is a Python object, so a worker runs with the GIL rele
 Python threads at once. The game is reached only through its :c:type:`feudo_ai._game.GameC` table.
 """
 
-from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint16_t, uint64_t
 
 from feudo_ai._game cimport GameC, Rng, SearchGame, MAX_OBSERVERS
 
@@ -26,6 +26,9 @@ cdef enum:
 cdef enum:
     MAX_PATH = 4096         # tree steps recorded in one iteration (longer tree descents stop there)
 
+cdef enum:
+    PRIOR_ONE = 65535       # NodeC.prior of an edge with prior probability 1
+
 
 ctypedef struct NodeC:
     int32_t child           # first child in the pool, -1
@@ -35,6 +38,8 @@ ctypedef struct NodeC:
     int32_t avail           # availability count: parent visits while this edge was legal
     int8_t actor            # player who chose among this node's children (-1 chance/unknown)
     int8_t exp3             # children chosen by EXP3 (a simultaneous move)
+    uint16_t prior          # the edge's action prior (prior_weight > 0) in units of 1/PRIOR_ONE; it fills the
+                            # two bytes of padding before gain, so a node stays 64 bytes
     double gain             # EXP3 cumulative importance-weighted reward of the edge
     double reward[MAX_OBSERVERS]  # reward sums per player over the visits
 
@@ -56,6 +61,8 @@ ctypedef struct SearchC:
     int playout_turns       # the horizon handed to game.truncate
     double c                # UCB exploration
     double gamma            # EXP3 exploration
+    double prior_weight     # progressive bias of UCB1: + prior_weight * prior / (1 + visits); 0: no prior
+    double prior_temperature    # softmax temperature turning the game's prior scores into a distribution
     long long max_iterations    # <= 0: no limit
     double deadline         # CLOCK_MONOTONIC seconds, <= 0: none
     int* cancel             # shared flag, stop when non-zero (may be NULL)
@@ -74,6 +81,7 @@ ctypedef struct SearchC:
     int* legal              # legal actions of the current step
     int* untried            # untried legal actions (UCB expansion)
     double* weight          # EXP3 weights
+    double* prior           # the game's prior scores, then their softmax (prior_weight > 0)
     int* mark               # per action: stamp when legal at the current step
     int* seen               # per action: stamp when a child exists
     int* child_of           # per action: that child (valid when seen == stamp)

@@ -18,7 +18,9 @@ Per iteration (:c:func:`_iterate`):
    label the game chooses) and which public signals it revealed (edges in every tree). Only the player to move
    chooses, in its own tree: UCB1 with availability counts, or EXP3 where the game says the move is
    simultaneous with a player still to choose (``simultaneous``). A node with an untried legal action expands
-   one (the iteration then leaves the tree); forced actions and chance outcomes only descend (the other trees'
+   one (the iteration then leaves the tree): a random one, or with ``prior_weight > 0`` and a game that has a
+   ``prior``, the one the game's action prior favours, whose prior then adds a progressive bias to UCB1
+   (:c:func:`_expand_by_prior`); forced actions and chance outcomes only descend (the other trees'
    nodes of the expanded edge are created when a later walk goes on from it). When the pool is full no node
    is created any more (a tree whose edge is missing leaves the walk) and iterations go on.
 3. **Playout** (``playout``): ``eval`` evaluates the leaf (the game's ``evaluate``), ``truncated`` plays the
@@ -33,7 +35,7 @@ playout steps, and the node cap. Same seed and same iteration budget give the sa
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset, memcpy
 from libc.math cimport sqrt, log, exp
-from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint16_t, uint64_t
 
 from feudo_ai._game cimport (GameC, Rng, SearchGame, MAX_OBSERVERS, MAX_SIGNALS, TO_MOVE_CHANCE,
                              TO_MOVE_TERMINAL, rng_seed, rng_uniform, rng_below)
@@ -144,6 +146,52 @@ cdef inline int _descend(SearchC* S, int cur, int label) noexcept nogil:
 # Selection
 # =====================================================================================================
 
+cdef int _expand_by_prior(SearchC* S, int node, const int* legal, int n, int stamp,
+                          bint* expanded) noexcept nogil:
+    """The expansion of a UCB1 node with an action prior: the game scores the legal actions of the current world
+    (``S.world``), their softmax (``prior_temperature``) is the prior; the untried action with the largest prior
+    is expanded (ties at random) and its child keeps its prior for the progressive bias of :c:func:`_select`.
+    So the most promising actions are tried first, which matters most where a node is visited too few times to
+    try them all. -1 if the pool is full."""
+    cdef NodeC* nodes = S.nodes
+    cdef double* pr = S.prior
+    cdef double top = -1e300, total = 0.0, best = -1.0, x
+    cdef int i, a, c, pick = -1, ties = 0
+    S.game.prior(S.game.ctx, S.world, legal, n, pr)
+    for i in range(n):
+        x = pr[i] / S.prior_temperature
+        pr[i] = x if x == x else -1e300  # a NaN score counts as the worst
+        if pr[i] > top:
+            top = pr[i]
+    for i in range(n):
+        pr[i] = exp(pr[i] - top)
+        total += pr[i]
+    for i in range(n):
+        pr[i] /= total
+        a = legal[i]
+        if S.seen[a] == stamp and nodes[S.child_of[a]].visits > 0:
+            continue  # tried already
+        if pr[i] > best:
+            best = pr[i]
+            pick = i
+            ties = 1
+        elif pr[i] == best:
+            ties += 1
+            if rng_below(&S.rng, ties) == 0:
+                pick = i
+    a = legal[pick]
+    expanded[0] = True
+    if S.seen[a] == stamp:
+        c = S.child_of[a]
+    else:
+        c = _new_node(S, node, a)
+        if c < 0:
+            return -1
+        nodes[c].avail = 1
+    nodes[c].prior = <uint16_t>(pr[pick] * PRIOR_ONE + 0.5)
+    return c
+
+
 cdef int _select(SearchC* S, int node, int p, bint exp3, const int* legal, int n, double* prob,
                  bint* expanded) noexcept nogil:
     """The child of ``node`` (tree of ``p``) to follow among the legal actions; -1 if it would need a node
@@ -211,6 +259,8 @@ cdef int _select(SearchC* S, int node, int p, bint exp3, const int* legal, int n
             untried[nun] = a
             nun += 1
     if nun > 0:
+        if S.prior_weight > 0.0 and S.game.prior != NULL:
+            return _expand_by_prior(S, node, legal, n, stamp, expanded)
         a = untried[rng_below(&S.rng, nun) if nun > 1 else 0]
         expanded[0] = True
         if S.seen[a] == stamp:
@@ -224,6 +274,9 @@ cdef int _select(SearchC* S, int node, int p, bint exp3, const int* legal, int n
     for i in range(n):
         c = S.child_of[legal[i]]
         u = nodes[c].reward[p] / nodes[c].visits + S.c * sqrt(log(<double>nodes[c].avail) / nodes[c].visits)
+        if S.prior_weight > 0.0:
+            # progressive bias (Chaslot et al. 2008): the prior's pull fades as the edge's own visits grow
+            u += S.prior_weight * (nodes[c].prior * (1.0 / PRIOR_ONE)) / (1.0 + nodes[c].visits)
         if u > bestv:
             bestv = u
             best = c
@@ -435,7 +488,8 @@ cdef class SearchWorker:
 
     def __init__(self, SearchGame game not None, unsigned long long seed, long long iterations=0,
                  double deadline=0.0, int max_nodes=1000000, str playout="truncated", int playout_turns=0,
-                 double c=0.2, double gamma=0.15, CancelFlag cancel=None, bint perfect=False, int worlds=8):
+                 double c=0.2, double gamma=0.15, CancelFlag cancel=None, bint perfect=False, int worlds=8,
+                 double prior_weight=0.0, double prior_temperature=1.0):
         cdef SearchC* S
         cdef int q, i, n
         if not game.ready():
@@ -449,6 +503,10 @@ cdef class SearchWorker:
             raise ValueError(f"max_nodes: expected at least {(worlds if perfect else n) + 1}, got {max_nodes}")
         if game.c.num_actions < 1 or game.c.max_legal < 1:
             raise ValueError("game: no actions")
+        if not 0.0 <= prior_weight < float("inf"):
+            raise ValueError(f"prior_weight: expected a finite number >= 0, got {prior_weight!r}")
+        if not 0.0 < prior_temperature < float("inf"):
+            raise ValueError(f"prior_temperature: expected a positive number, got {prior_temperature!r}")
         S = <SearchC*>calloc(1, sizeof(SearchC))
         if S == NULL:
             raise MemoryError()
@@ -466,6 +524,8 @@ cdef class SearchWorker:
         S.playout_turns = playout_turns
         S.c = c
         S.gamma = gamma
+        S.prior_weight = prior_weight
+        S.prior_temperature = prior_temperature
         S.max_iterations = iterations
         S.deadline = deadline
         self.cancel_flag = cancel
@@ -475,12 +535,14 @@ cdef class SearchWorker:
         S.legal = <int*>malloc(sizeof(int) * <size_t>(game.c.max_legal + 1))
         S.untried = <int*>malloc(sizeof(int) * <size_t>(game.c.max_legal + 1))
         S.weight = <double*>malloc(sizeof(double) * <size_t>(game.c.max_legal + 1))
+        S.prior = <double*>malloc(sizeof(double) * <size_t>(game.c.max_legal + 1))
         S.mark = <int*>calloc(game.c.num_actions + 1, sizeof(int))
         S.seen = <int*>calloc(game.c.num_actions + 1, sizeof(int))
         S.child_of = <int*>calloc(game.c.num_actions + 1, sizeof(int))
         S.path = <StepC*>malloc(sizeof(StepC) * MAX_PATH)
         S.beliefs = <int64_t*>calloc(game.c.num_beliefs + 1, sizeof(int64_t))
-        if (S.nodes == NULL or S.legal == NULL or S.untried == NULL or S.weight == NULL or S.mark == NULL
+        if (S.nodes == NULL or S.legal == NULL or S.untried == NULL or S.weight == NULL or S.prior == NULL
+                or S.mark == NULL
                 or S.seen == NULL or S.child_of == NULL or S.path == NULL or S.beliefs == NULL):
             raise MemoryError()
         rng_seed(&S.rng, seed)
@@ -509,6 +571,7 @@ cdef class SearchWorker:
             free(self.S.legal)
             free(self.S.untried)
             free(self.S.weight)
+            free(self.S.prior)
             free(self.S.mark)
             free(self.S.seen)
             free(self.S.child_of)

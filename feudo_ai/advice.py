@@ -63,6 +63,7 @@ MAX_PLAYOUT_TURNS = 200  # the longest game: 100 regular turns + 100 tie-break t
 MAX_NICE = 19  # the largest nice increment (Linux: nice values run from -20 to 19)
 MAX_C = 100.0  # UCB exploration constant (rewards are in [0, 1])
 MAX_TEMPERATURE = 1e6
+MAX_PRIOR_WEIGHT = 100.0  # progressive bias weight of the action prior (rewards are in [0, 1])
 NODE_BYTES = 64  # one node of the C search (feudo_ai._search.node_bytes(), checked by the tests)
 MAX_SEARCH_BYTES = 1 << 30  # memory of one C search: threads x node pool x NODE_BYTES at most 1 GiB
 MAX_NODES = MAX_SEARCH_BYTES // NODE_BYTES  # node pool of one C worker (16,777,216: then one thread only)
@@ -113,6 +114,11 @@ class SearchOptions:
     # searches take the rest of the cores (0: the search runs on the calling thread, as usual)
     nice: int = 0
     evaluation: str = "handmade"  # leaves: "handmade" (evaluate.position_score softmax) or "learned" (C only)
+    # the tree's action prior (C only, issue 14): UCB1 gets the progressive bias + prior_weight * P(a) / (1 + n_a),
+    # P the softmax (temperature prior_temperature) of the game's one-ply scores of the legal actions, and a node
+    # expands its untried actions in the order of P; 0: no prior (the search of before, bit for bit)
+    prior_weight: float = 0.0
+    prior_temperature: float = 1.0
 
     def __post_init__(self) -> None:
         self.validate()
@@ -152,6 +158,14 @@ class SearchOptions:
             raise ValueError(f"c: expected a number in [0, {MAX_C:g}], got {self.c!r}")
         if not _is_real(self.exp3_gamma) or not 0 < self.exp3_gamma <= 1:
             raise ValueError(f"exp3_gamma: expected a number in (0, 1], got {self.exp3_gamma!r}")
+        if not _is_real(self.prior_weight) or not 0 <= self.prior_weight <= MAX_PRIOR_WEIGHT:
+            raise ValueError(f"prior_weight: expected a number in [0, {MAX_PRIOR_WEIGHT:g}] (0: no prior), got "
+                             f"{self.prior_weight!r}")
+        if self.prior_weight and self.backend != "c":
+            raise ValueError("prior_weight: the action prior is only available with backend='c' (it runs in C)")
+        if not _is_real(self.prior_temperature) or not 0 < self.prior_temperature <= MAX_TEMPERATURE:
+            raise ValueError(f"prior_temperature: expected a number in (0, {MAX_TEMPERATURE:g}], got "
+                             f"{self.prior_temperature!r}")
         if not _is_real(self.temperature) or not 0 < self.temperature <= MAX_TEMPERATURE:
             raise ValueError(f"temperature: expected a number in (0, {MAX_TEMPERATURE:g}], got {self.temperature!r}")
         if not _is_int(self.worlds) or not 1 <= self.worlds <= 4096:

@@ -114,7 +114,8 @@ def search(position, seat: int | None = None, options: SearchOptions | None = No
         workers.append(_search.SearchWorker(game, derive_seed(opts.seed, i), iters,
                                             deadline if deadline is not None else 0.0, pool, opts.playout,
                                             opts.playout_turns, float(opts.c), float(opts.exp3_gamma), flag,
-                                            opts.algorithm == "pimc", opts.worlds))
+                                            opts.algorithm == "pimc", opts.worlds, float(opts.prior_weight),
+                                            float(opts.prior_temperature)))
     watched = cancel if isinstance(cancel, threading.Event) else None  # a CancelFlag is read by C directly
     with forward_cancel(watched, flag.set):
         if opts.threads == 1 and not opts.nice:
@@ -211,7 +212,8 @@ def _pv(worker, probe, seat: int, best: int | None) -> list[tuple[int, str]]:
 # Today's (issue 10's) search options, pinned: the frozen baselines "ismcts-v1" and "pimc" play with exactly these
 # whatever the defaults of SearchOptions become (DEFAULT_ITERATIONS was 5,000 when no limit is given).
 V1_OPTIONS: dict = {"c": 0.2, "exp3_gamma": 0.15, "playout": "truncated", "playout_turns": 0, "sampler": "uniform",
-                    "temperature": 1.0, "worlds": 8, "max_nodes": None, "threads": 1, "evaluation": "handmade"}
+                    "temperature": 1.0, "worlds": 8, "max_nodes": None, "threads": 1, "evaluation": "handmade",
+                    "prior_weight": 0.0, "prior_temperature": 1.0}
 V1_ITERATIONS = 5000
 _LIMITS = ("iterations", "seconds", "deadline")
 BANK_CAP = 4.0  # decisions' budgets added to one search at most (bank)
