@@ -28,10 +28,11 @@ Its default seed, 1000, is the held-out one: the tuning of issue 14 used deal se
 game, measured with ``--jobs 2`` on the shared 2-core machine (load average 7-9): the equal-time pairings'
 searches take their wall time whatever the load (each seat has about 105 decisions with a choice a 2-player
 game): ismcts vs pimc 21 s, vs ismcts-v1 24 s, vs greedy about 16 s, 4 players 40-45 s; the iteration budgets
-scale with the load: 10,000 vs 2,000 iterations about 70 s (about a third unloaded), medium vs easy 7 s, hard vs
-medium 19 s, max vs hard 187 s (max thinks about 1.5 s a decision there); 1 s vs 0.2 s about 130 s. With two
-games at a time, 400 games a pairing is about 24 hours under that load (about 14 unloaded; max vs hard is 10 of
-them): it cannot fit an hour. ``--games 16`` (whole seat rotations in 2 and 4 players) is about an hour.
+scale with the load: 10,000 vs 2,000 iterations about 70 s (about a third unloaded), medium vs easy 7 s; 1 s vs
+0.2 s about 130 s. The levels of today (hard 300 iterations, max 30,000), measured one game at a time at load
+average about 4: hard vs medium about 1.2 s, max vs hard about 42 s (max thinks about 0.4 s a decision). With two
+games at a time, 400 games a pairing is about 16-20 hours under that load (max vs hard about 2.5-5 of them): it
+cannot fit an hour. ``--games 16`` (whole seat rotations in 2 and 4 players) is under an hour.
 """
 
 from __future__ import annotations
