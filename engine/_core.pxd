@@ -249,6 +249,19 @@ cdef int core_shillings_of(const CoreStateC* s, const CoreGame* g, int p, int ca
 cdef int _playout(CoreStateC* s, const CoreGame* g, CoreRng* rng, int* record, int cap) noexcept nogil
 
 
+cdef inline int core_defence_bonus(const CoreGame* g, int x) noexcept nogil:
+    """The terrain's defence bonus of territory x (R11): what a defender adds in a Wood, a Village or a City.
+    Inline here so the rules core and both evaluations of feudo_ai read one definition in their hot loops."""
+    cdef int kind = g.kind[x]
+    if kind == K_WOOD:
+        return g.defence_wood
+    if kind == K_VILLAGE:
+        return g.defence_village
+    if kind == K_CITY:
+        return g.defence_city
+    return 0
+
+
 cdef class CompiledGame:
     cdef CoreGame* g                           # malloc'd compiled arrays
     cdef readonly object game                  # the reference engine.state.Game

@@ -1066,12 +1066,7 @@ cdef void _resolve_attack(CoreStateC* s, const CoreGame* g, int p) noexcept nogi
     for i in range(nd):
         defence += _number(s, g, dq[i], du[i])
     kind = g.kind[x]
-    if kind == K_WOOD:
-        defence += g.defence_wood
-    elif kind == K_VILLAGE:
-        defence += g.defence_village
-    elif kind == K_CITY:
-        defence += g.defence_city
+    defence += core_defence_bonus(g, x)  # R11
     if force > defence:
         for i in range(nd):
             _defeat(s, g, dq[i], du[i], p)

@@ -34,10 +34,10 @@ from libc.string cimport memcpy
 
 from engine._core cimport (CoreState, CoreStateC, CoreGame, MAX_PLAYERS, MAX_TOKENS, MAX_TRADING, MAX_ACTIONS,
                            MAX_TERRITORIES, MAX_PLAGUE_KINDS, PH_SELECT, PH_TERMINAL, LOC_CASTLE, LOC_DEAD,
-                           K_CITY, K_CENTRAL, K_WOOD, K_VILLAGE, PH_ATTACK, PH_ATTACK_JOIN, PH_MOVE, PH_MARCH,
+                           K_CITY, K_CENTRAL, PH_ATTACK, PH_ATTACK_JOIN, PH_MOVE, PH_MARCH,
                            PH_ADVANCE, PH_MILADY, core_legal,
                            core_apply, core_current_player, core_chance, core_returns, core_is_chance,
-                           core_desperate, core_shillings_of)
+                           core_desperate, core_shillings_of, core_defence_bonus)
 from feudo_ai._public_facts cimport numbers_and_forces, plague_danger
 from feudo_ai._value cimport ValueWeights, ValueWeightsC, NUM_FEATURES, value_features, value_rewards
 from feudo_ai._game cimport (GameC, Rng, SearchGame, MAX_OBSERVERS, LABEL_HIDDEN, LABEL_SIGNAL, MAX_SIGNALS,
@@ -233,14 +233,7 @@ cdef void _position_scores_of(const CoreStateC* s, const CoreGame* g, double* sc
             if x == central or t == milady:
                 continue
             mine = force_at[p][x]
-            if kind == K_WOOD:
-                bonus = g.defence_wood
-            elif kind == K_VILLAGE:
-                bonus = g.defence_village
-            elif kind == K_CITY:
-                bonus = g.defence_city
-            else:
-                bonus = 0
+            bonus = core_defence_bonus(g, x)
             for q in range(n):
                 enemy[q] = 0
             for i in range(g.num_neighbors[x]):
@@ -333,20 +326,9 @@ cdef inline int _token_number(const CoreStateC* s, const CoreGame* g, int p, int
     return g.token_black[t] if s.stricken[p][t] else g.token_red[t]
 
 
-cdef inline int _bonus(const CoreGame* g, int x) noexcept nogil:
-    """The defence bonus of territory x (R11)."""
-    if g.kind[x] == K_WOOD:
-        return g.defence_wood
-    if g.kind[x] == K_VILLAGE:
-        return g.defence_village
-    if g.kind[x] == K_CITY:
-        return g.defence_city
-    return 0
-
-
 cdef int _defence(const CoreStateC* s, const CoreGame* g, int p, int x) noexcept nogil:
     """Defence of territory x against p (R11): enemy tokens there other than Miladies, plus the bonus."""
-    cdef int q, u, d = _bonus(g, x)
+    cdef int q, u, d = core_defence_bonus(g, x)
     for q in range(g.num_players):
         if q == p:
             continue
@@ -369,7 +351,7 @@ cdef int _winnable_gain(const CoreGame* g, const CoreStateC* w, int p, int x) no
         return -1
     # twice what the win is worth: the defenders' numbers in VP (R11: the defence less the
     # territory's bonus), a City's distance from p's Castle (R15), half what the City's owner loses
-    gain = 2 * (defence - _bonus(g, x))
+    gain = 2 * (defence - core_defence_bonus(g, x))
     if g.kind[x] == K_CITY and w.castle[p] >= 0:
         gain += 2 * g.distance[g.site_territory[w.castle[p]]][x]
         if w.owner[x] >= 0 and w.castle[w.owner[x]] >= 0:

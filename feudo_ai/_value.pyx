@@ -15,7 +15,8 @@ import numpy as np
 
 from feudo_ai._public_facts cimport numbers_and_forces, plague_danger
 from engine._core cimport (CoreGame, CoreStateC, MAX_PLAYERS, MAX_TOKENS, MAX_TERRITORIES, PH_TERMINAL, LOC_CASTLE,
-                           LOC_DEAD, K_CITY, K_CENTRAL, K_WOOD, K_VILLAGE, core_returns)
+                           LOC_DEAD, K_CITY, K_CENTRAL, core_returns,
+                           core_defence_bonus)
 
 
 cdef inline int _enemy_max(const CoreGame* g, int (*force_at)[MAX_TERRITORIES], int n, int p, int x) noexcept nogil:
@@ -91,14 +92,7 @@ cdef void value_features(const CoreStateC* s, const CoreGame* g, const double* h
             if ((danger[x >> 6] >> (x & 63)) & 1) and kx != K_CITY and kx != K_CENTRAL:
                 in_danger += num
             if x != central and t != milady:
-                if kx == K_WOOD:
-                    bonus = g.defence_wood
-                elif kx == K_VILLAGE:
-                    bonus = g.defence_village
-                elif kx == K_CITY:
-                    bonus = g.defence_city
-                else:
-                    bonus = 0
+                bonus = core_defence_bonus(g, x)
                 if _enemy_max(g, force_at, n, p, x) > force_at[p][x] + bonus:
                     threatened += num
         cities = city_value = at_risk = ready = 0
