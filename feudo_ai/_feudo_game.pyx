@@ -19,7 +19,8 @@ table of :c:type:`feudo_ai._game.GameC`:
   R16);
 - **evaluation** (:c:func:`_evaluate`): :func:`feudo_ai.evaluate.position_score` in C (public facts only) turned
   into win-probability-like rewards by a softmax whose temperature shrinks as the end nears (the formula of
-  :mod:`feudo_ai.ismcts`); or, with ``evaluation="learned"``, the learned model of :mod:`feudo_ai.value` (its C
+  :mod:`feudo_ai.ismcts`), optionally mixed with a wide softmax of constant temperature (``margin_weight``,
+  issue 14: the sharp one saturates a few VP from even); or, with ``evaluation="learned"``, the learned model of :mod:`feudo_ai.value` (its C
   code: :mod:`feudo_ai._value`, which takes the position scores above as one of its features);
 - **playout policy** (:c:func:`_playout_action`): uniform, except attacks (only winnable ones, R11);
 - **truncation**: a truncated playout stops once ``horizon`` turns after the root's turn have ended.
@@ -613,7 +614,8 @@ cdef class FeudoGame(SearchGame):
     ``state``: a :class:`engine.core.CoreState` (its opponents' unrevealed selections are erased from the copy
     the search keeps: the search never holds them). ``sampler``: "uniform" or "weighted"; ``temperature``: of the
     evaluation's softmax at the start of the game (learned: the divisor of the utilities); ``evaluation``: "handmade" (that softmax) or "learned" (the
-    model whose C weights ``value`` is, :func:`feudo_ai.value.c_model`). Options are validated by
+    model whose C weights ``value`` is, :func:`feudo_ai.value.c_model`); ``margin_weight`` in [0, 1] and
+    ``margin_temperature`` (> 0): the wide softmax mixed into the handmade rewards (:c:func:`_evaluate`). Options are validated by
     :meth:`feudo_ai.advice.SearchOptions.validate`; this checks only what would be unsafe in C.
     """
 
