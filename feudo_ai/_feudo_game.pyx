@@ -19,7 +19,8 @@ table of :c:type:`feudo_ai._game.GameC`:
   R16);
 - **evaluation** (:c:func:`_evaluate`): :func:`feudo_ai.evaluate.position_score` in C (public facts only) turned
   into win-probability-like rewards by a softmax whose temperature shrinks as the end nears (the formula of
-  :mod:`feudo_ai.ismcts`); or, with ``evaluation="learned"``, the learned model of :mod:`feudo_ai.value` (its C
+  :mod:`feudo_ai.ismcts`), optionally mixed with a wide softmax of constant temperature (``margin_weight``,
+  issue 14: the sharp one saturates a few VP from even); or, with ``evaluation="learned"``, the learned model of :mod:`feudo_ai.value` (its C
   code: :mod:`feudo_ai._value`, which takes the position scores above as one of its features);
 - **playout policy** (:c:func:`_playout_action`): uniform, except attacks (only winnable ones, R11);
 - **truncation**: a truncated playout stops once ``horizon`` turns after the root's turn have ended.
@@ -286,11 +287,20 @@ cdef void _position_scores_of(const CoreStateC* s, const CoreGame* g, double* sc
                 score[p] += 0.5 * value
 
 
-cdef void _evaluate(const CoreStateC* s, const CoreGame* g, double temperature, double* out) noexcept nogil:
+cdef void _evaluate(const CoreStateC* s, const CoreGame* g, double temperature, double margin_weight,
+                    double margin_temperature, double* out) noexcept nogil:
     """Win-probability-like rewards: softmax over the players still in the game (the tied leaders in a
-    tie-break) of position_score / temp, temp = max(0.5, temperature * sqrt(turns left / turns))."""
+    tie-break) of position_score / temp, temp = max(0.5, temperature * sqrt(turns left / turns)).
+
+    With ``margin_weight`` = m > 0, the rewards are (1 - m) times that softmax plus m times a wide one, of
+    position_score / ``margin_temperature`` (constant). Why: the sharp softmax saturates; in 2 players a lead of
+    3 VP late in the game is worth 0.998 at temp 0.5, so every move of a seat 3 VP ahead (or behind) is worth
+    about the same and the search plays at random (docs/search.md, issue 14's diagnosis). The wide part keeps a
+    gradient at any margin: gaining a VP is always worth something. A terminal state keeps its exact R19 returns.
+    m = 0: exactly the rewards of before (the wide softmax is not computed)."""
     cdef double score[MAX_PLAYERS]
-    cdef double top = -1e300, total = 0.0, temp, left
+    cdef double wide[MAX_PLAYERS]
+    cdef double top = -1e300, total = 0.0, temp, left, wtop = -1e300, wtotal = 0.0
     cdef int p, n = g.num_players
     cdef bint inplay
     if s.phase == PH_TERMINAL:
@@ -313,6 +323,18 @@ cdef void _evaluate(const CoreStateC* s, const CoreGame* g, double temperature, 
         total += out[p]
     for p in range(n):
         out[p] /= total
+    if margin_weight <= 0.0:
+        return
+    for p in range(n):
+        inplay = s.tiebreak == 0 or s.active[p]
+        if inplay and score[p] / margin_temperature > wtop:
+            wtop = score[p] / margin_temperature
+    for p in range(n):
+        inplay = s.tiebreak == 0 or s.active[p]
+        wide[p] = exp(score[p] / margin_temperature - wtop) if inplay else 0.0
+        wtotal += wide[p]
+    for p in range(n):
+        out[p] = (1.0 - margin_weight) * out[p] + margin_weight * wide[p] / wtotal
 
 
 # =====================================================================================================
@@ -548,7 +570,7 @@ cdef void _f_evaluate(const void* ctx, const void* s, double* out) noexcept nogi
         _position_scores(<const CoreStateC*>s, F.g, score)  # a feature of the learned model
         value_rewards(F.value, <const CoreStateC*>s, F.g, score, F.temperature, out)
         return
-    _evaluate(<const CoreStateC*>s, F.g, F.temperature, out)
+    _evaluate(<const CoreStateC*>s, F.g, F.temperature, F.margin_weight, F.margin_temperature, out)
 
 
 cdef int _f_playout_action(const void* ctx, const void* s, const int* legal, int n, Rng* rng) noexcept nogil:
@@ -574,12 +596,14 @@ cdef class FeudoGame(SearchGame):
     ``state``: a :class:`engine.core.CoreState` (its opponents' unrevealed selections are erased from the copy
     the search keeps: the search never holds them). ``sampler``: "uniform" or "weighted"; ``temperature``: of the
     evaluation's softmax at the start of the game (learned: the divisor of the utilities); ``evaluation``: "handmade" (that softmax) or "learned" (the
-    model whose C weights ``value`` is, :func:`feudo_ai.value.c_model`). Options are validated by
+    model whose C weights ``value`` is, :func:`feudo_ai.value.c_model`); ``margin_weight`` in [0, 1] and
+    ``margin_temperature`` (> 0): the wide softmax mixed into the handmade rewards (:c:func:`_evaluate`). Options are validated by
     :meth:`feudo_ai.advice.SearchOptions.validate`; this checks only what would be unsafe in C.
     """
 
     def __init__(self, CoreState state not None, int seat, str sampler="uniform", double temperature=1.0,
-                 str evaluation="handmade", ValueWeights value=None):
+                 str evaluation="handmade", ValueWeights value=None, double margin_weight=0.0,
+                 double margin_temperature=4.0):
         cdef const CoreGame* g = state.compiled.g
         if sampler not in SAMPLERS:
             raise ValueError(f"sampler: expected one of {', '.join(SAMPLERS)}, got {sampler!r}")
@@ -589,11 +613,17 @@ cdef class FeudoGame(SearchGame):
             raise ValueError("evaluation: 'learned' needs the model's weights (feudo_ai.value.c_model())")
         if not temperature > 0:
             raise ValueError(f"temperature: expected a positive number, got {temperature!r}")
+        if not 0.0 <= margin_weight <= 1.0:
+            raise ValueError(f"margin_weight: expected a number in [0, 1], got {margin_weight!r}")
+        if not margin_temperature > 0:
+            raise ValueError(f"margin_temperature: expected a positive number, got {margin_temperature!r}")
         if g.num_players > MAX_OBSERVERS:
             raise ValueError(f"players: the search takes at most {MAX_OBSERVERS}, got {g.num_players}")
         self.ctx.g = g
         self.ctx.sampler = SAMPLERS[sampler]
         self.ctx.temperature = temperature
+        self.ctx.margin_weight = margin_weight
+        self.ctx.margin_temperature = margin_temperature
         self.ctx.evaluation = EVALUATIONS[evaluation]
         self.value_weights = value if evaluation == "learned" else None
         self.ctx.value = &value.c if evaluation == "learned" else NULL
@@ -638,13 +668,20 @@ cdef class FeudoGame(SearchGame):
         return out
 
 
-def evaluate_state(CoreState state, double temperature=1.0):
+def evaluate_state(CoreState state, double temperature=1.0, double margin_weight=0.0,
+                   double margin_temperature=4.0):
     """(position scores, rewards) of the C evaluation, for tests against feudo_ai.evaluate."""
     cdef double score[MAX_PLAYERS]
     cdef double out[MAX_PLAYERS]
     cdef const CoreGame* g = state.compiled.g
+    if not temperature > 0:
+        raise ValueError(f"temperature: expected a positive number, got {temperature!r}")
+    if not 0.0 <= margin_weight <= 1.0:
+        raise ValueError(f"margin_weight: expected a number in [0, 1], got {margin_weight!r}")
+    if not margin_temperature > 0:
+        raise ValueError(f"margin_temperature: expected a positive number, got {margin_temperature!r}")
     _position_scores(&state.s, g, score)
-    _evaluate(&state.s, g, temperature, out)
+    _evaluate(&state.s, g, temperature, margin_weight, margin_temperature, out)
     return [score[p] for p in range(g.num_players)], [out[p] for p in range(g.num_players)]
 
 
@@ -698,6 +735,8 @@ def determinize(CoreState state, int seat, unsigned long long seed, str sampler=
     F.g = state.compiled.g
     F.sampler = SAMPLERS[sampler]
     F.temperature = 1.0
+    F.margin_weight = 0.0
+    F.margin_temperature = 4.0
     F.evaluation = EVAL_HANDMADE
     F.value = NULL
     rng_seed(&rng, seed)

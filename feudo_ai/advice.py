@@ -119,6 +119,11 @@ class SearchOptions:
     # expands its untried actions in the order of P; 0: no prior (the search of before, bit for bit)
     prior_weight: float = 0.0
     prior_temperature: float = 1.0
+    # handmade evaluation (issue 14's diagnosis, docs/search.md): the rewards are (1 - margin_weight) times the
+    # sharp softmax plus margin_weight times a softmax of the position scores at the constant temperature
+    # margin_temperature (VP), so a seat a few VP ahead or behind still sees what a VP is worth; 0: the v1 rewards
+    margin_weight: float = 0.0
+    margin_temperature: float = 4.0
 
     def __post_init__(self) -> None:
         self.validate()
@@ -168,6 +173,15 @@ class SearchOptions:
                              f"{self.prior_temperature!r}")
         if not _is_real(self.temperature) or not 0 < self.temperature <= MAX_TEMPERATURE:
             raise ValueError(f"temperature: expected a number in (0, {MAX_TEMPERATURE:g}], got {self.temperature!r}")
+        if not _is_real(self.margin_weight) or not 0 <= self.margin_weight <= 1:
+            raise ValueError(f"margin_weight: expected a number in [0, 1] (0: the sharp softmax alone), got "
+                             f"{self.margin_weight!r}")
+        if not _is_real(self.margin_temperature) or not 0 < self.margin_temperature <= MAX_TEMPERATURE:
+            raise ValueError(f"margin_temperature: expected a number in (0, {MAX_TEMPERATURE:g}], got "
+                             f"{self.margin_temperature!r}")
+        if self.margin_weight and self.evaluation != "handmade":
+            raise ValueError("margin_weight: mixes a wide softmax into the handmade evaluation only; use 0 with "
+                             f"evaluation={self.evaluation!r}")
         if not _is_int(self.worlds) or not 1 <= self.worlds <= 4096:
             raise ValueError(f"worlds: expected an integer in [1, 4096], got {self.worlds!r}")
         if self.max_nodes is not None and (not _is_int(self.max_nodes) or not 16 <= self.max_nodes <= MAX_NODES):

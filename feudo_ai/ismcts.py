@@ -116,6 +116,8 @@ class SearchConfig:
     playout_turns: int = 0  # truncated playouts: turns played after the root's turn ends (0: stop at its end)
     policy: str = "uniform"  # playout policy: "uniform" random, or "light" (attacks with every token that can join)
     vp_temperature: float = 1.0  # eval/truncated playouts: softmax temperature of scores at the start of the game
+    margin_weight: float = 0.0  # weight of the wide softmax mixed into the evaluation (SearchOptions.margin_weight)
+    margin_temperature: float = 4.0  # its constant temperature (VP)
     sampler: str = "uniform"  # "uniform" or "weighted"
     root_private: bool = False  # opponents' root information sets split by their own (sampled) selection
     max_nodes: int = DEFAULT_MAX_NODES  # node cap (bounded memory): no node is created beyond it
@@ -183,6 +185,14 @@ def _trade_signature(state) -> int:
     sel = state.sel_trade
     return hash((-11, tuple(sel[q] if shown[q] else -1 for q in range(len(shown))),
                  tuple(tuple(h) for h in state.trade_held)))
+
+
+def _softmax(scores: dict, temp: float, n: int) -> list[float]:
+    """Softmax over the players in ``scores`` of score / temp, 0 for the others (the C search's _evaluate)."""
+    top = max(v / temp for v in scores.values())
+    ex = {p: math.exp(v / temp - top) for p, v in scores.items()}
+    total = sum(ex.values())
+    return [ex.get(p, 0.0) / total for p in range(n)]
 
 
 class _Searcher:
@@ -391,11 +401,13 @@ class _Searcher:
         players = [p for p in range(n) if state.active[p]] if state.tiebreak else list(range(n))
         left = max(0, self.turns - state.turn + 1)
         temp = max(0.5, self.cfg.vp_temperature * math.sqrt(left / max(1, self.turns)))
-        scores = {p: position_score(state, p) / temp for p in players}
-        top = max(scores.values())
-        ex = {p: math.exp(v - top) for p, v in scores.items()}
-        s = sum(ex.values())
-        return [ex.get(p, 0.0) / s for p in range(n)]
+        raw = {p: position_score(state, p) for p in players}
+        out = _softmax(raw, temp, n)
+        m = self.cfg.margin_weight
+        if m > 0:  # the wide softmax mixed in (SearchOptions.margin_weight; the C search's _evaluate)
+            wide = _softmax(raw, self.cfg.margin_temperature, n)
+            out = [(1.0 - m) * a + m * b for a, b in zip(out, wide)]
+        return out
 
     # -- driving ---------------------------------------------------------------------------------------------
     def stop_reason(self, started: float, budget_iters: int | None, deadline: float | None) -> str | None:
@@ -635,7 +647,8 @@ def config(opts: SearchOptions, *, policy: str = "uniform", root_private: bool =
     max_nodes = opts.max_nodes if opts.max_nodes is not None else DEFAULT_MAX_NODES
     return SearchConfig(iterations=opts.budget, deadline=deadline_of(opts, started), c=opts.c,
                         exp3_gamma=opts.exp3_gamma, playout=opts.playout, playout_turns=opts.playout_turns,
-                        policy=policy, vp_temperature=opts.temperature, sampler=opts.sampler,
+                        policy=policy, vp_temperature=opts.temperature, margin_weight=opts.margin_weight,
+                        margin_temperature=opts.margin_temperature, sampler=opts.sampler,
                         root_private=root_private, max_nodes=max_nodes, workers=opts.threads, parallel=parallel,
                         worlds=opts.worlds, seed=opts.seed, engine=opts.engine).validate()
 
