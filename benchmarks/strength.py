@@ -20,7 +20,8 @@ result.
 ``--suite issue14`` is the table of issue 14 (strength that grows with thinking time, difficulty levels):
 
     python benchmarks/strength.py --suite issue14 --json                  # 400 games a pairing: ~14-24 hours
-    python benchmarks/strength.py --suite issue14 --games 16 --json       # what fits about an hour on 2 cores
+    python benchmarks/strength.py --suite issue14 --games 32 --json       # what fits an hour on 2 cores (~55 min)
+    python benchmarks/strength.py --suite issue14 --games 16 --json       # about 35 minutes
     python benchmarks/strength.py --suite issue14 --long --only "ismcts 1 s" --json   # 1 s vs 0.2 s, 400 games: ~7 hours
     python benchmarks/strength.py --suite issue14 --quick --json          # a smoke run, ~25 minutes
 
@@ -32,7 +33,8 @@ scale with the load: 10,000 vs 2,000 iterations about 70 s (about a third unload
 0.2 s about 130 s. The levels of today (hard 300 iterations, max 30,000), measured one game at a time at load
 average about 4: hard vs medium about 1.2 s, max vs hard about 42 s (max thinks about 0.4 s a decision). With two
 games at a time, 400 games a pairing is about 16-20 hours under that load (max vs hard about 2.5-5 of them): it
-cannot fit an hour. ``--games 16`` (whole seat rotations in 2 and 4 players) is under an hour.
+cannot fit an hour. ``--games 32`` (whole seat rotations in 2 and 4 players) took 3,291 s with ``--jobs 2``
+at load average 3-5 (``--games 16``: 2,012 s; max vs hard is a fifth to a quarter of either).
 """
 
 from __future__ import annotations
