@@ -287,6 +287,25 @@ cdef void _position_scores_of(const CoreStateC* s, const CoreGame* g, double* sc
                 score[p] += 0.5 * value
 
 
+cdef inline double _exp_scores(const CoreStateC* s, int n, const double* score, double temp,
+                               double* out) noexcept nogil:
+    """The unnormalised softmax of score / temp over the players still in the game: out[p] = exp(score[p] / temp -
+    the largest of them) for every player in play (everyone, or the tied leaders in a tie-break, R19), 0 for the
+    others; returns the sum (the caller divides, so each softmax of :c:func:`_evaluate` keeps its arithmetic)."""
+    cdef double top = -1e300, total = 0.0
+    cdef int p
+    cdef bint inplay
+    for p in range(n):
+        inplay = s.tiebreak == 0 or s.active[p]
+        if inplay and score[p] / temp > top:
+            top = score[p] / temp
+    for p in range(n):
+        inplay = s.tiebreak == 0 or s.active[p]
+        out[p] = exp(score[p] / temp - top) if inplay else 0.0
+        total += out[p]
+    return total
+
+
 cdef void _evaluate(const CoreStateC* s, const CoreGame* g, double temperature, double margin_weight,
                     double margin_temperature, double* out) noexcept nogil:
     """Win-probability-like rewards: softmax over the players still in the game (the tied leaders in a
@@ -300,9 +319,8 @@ cdef void _evaluate(const CoreStateC* s, const CoreGame* g, double temperature, 
     m = 0: exactly the rewards of before (the wide softmax is not computed)."""
     cdef double score[MAX_PLAYERS]
     cdef double wide[MAX_PLAYERS]
-    cdef double top = -1e300, total = 0.0, temp, left, wtop = -1e300, wtotal = 0.0
+    cdef double total, temp, left, wtotal
     cdef int p, n = g.num_players
-    cdef bint inplay
     if s.phase == PH_TERMINAL:
         core_returns(s, g, out)
         return
@@ -313,26 +331,12 @@ cdef void _evaluate(const CoreStateC* s, const CoreGame* g, double temperature, 
     temp = temperature * sqrt(left / (g.turns if g.turns > 1 else 1))
     if temp < 0.5:
         temp = 0.5
-    for p in range(n):
-        inplay = s.tiebreak == 0 or s.active[p]
-        if inplay and score[p] / temp > top:
-            top = score[p] / temp
-    for p in range(n):
-        inplay = s.tiebreak == 0 or s.active[p]
-        out[p] = exp(score[p] / temp - top) if inplay else 0.0
-        total += out[p]
+    total = _exp_scores(s, n, score, temp, out)
     for p in range(n):
         out[p] /= total
     if margin_weight <= 0.0:
         return
-    for p in range(n):
-        inplay = s.tiebreak == 0 or s.active[p]
-        if inplay and score[p] / margin_temperature > wtop:
-            wtop = score[p] / margin_temperature
-    for p in range(n):
-        inplay = s.tiebreak == 0 or s.active[p]
-        wide[p] = exp(score[p] / margin_temperature - wtop) if inplay else 0.0
-        wtotal += wide[p]
+    wtotal = _exp_scores(s, n, score, margin_temperature, wide)
     for p in range(n):
         out[p] = (1.0 - margin_weight) * out[p] + margin_weight * wide[p] / wtotal
 

@@ -92,6 +92,31 @@ def with_other_selections(state, seat: int, rng: random.Random):
     return other
 
 
+
+def positions_blind_pairs(phase_sets, seeds, rng: random.Random, per_set: int = 1, players: int = 2):
+    """Pairs of decision states a seat cannot tell apart, for honesty tests (R22): for each set of phases, the
+    first ``per_set`` positions (over random games of ``seeds``) in one of those phases with a choice to make and
+    opponents' hidden selections, each with a copy whose hidden selections are redrawn
+    (:func:`with_other_selections`, skipped when nothing could change). Yields ``(seed, seat, state, other)``;
+    the seat's observations of the two are checked equal here."""
+    for phases in phase_sets:
+        found = 0
+        for seed in seeds:
+            try:
+                state = find_position(lambda s: s.phase in phases and len(s.legal_actions()) > 1
+                                      and hidden_of_others(s, s.current_player()), players=players, seeds=[seed])
+            except AssertionError:
+                continue
+            seat = state.current_player()
+            other = with_other_selections(state, seat, rng)
+            if other.sel_army == state.sel_army and other.sel_trade == state.sel_trade:
+                continue
+            assert other.observation(seat) == state.observation(seat)
+            yield seed, seat, state, other
+            found += 1
+            if found == per_set:
+                break
+
 import pytest  # noqa: E402
 
 @pytest.fixture(params=["reference", "core"], autouse=False)

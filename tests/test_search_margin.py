@@ -20,8 +20,7 @@ from feudo_ai import _feudo_game, fast_search, ismcts
 from feudo_ai.advice import SearchOptions
 from feudo_ai.evaluate import position_score
 
-from search_helpers import advice_key, find_position, hidden_of_others, hidden_position, positions
-from search_helpers import with_other_selections
+from search_helpers import advice_key, find_position, hidden_position, positions, positions_blind_pairs
 from search_helpers import c_search as search  # noqa: E402 - one C search, SearchOptions names
 
 
@@ -117,24 +116,12 @@ def test_margin_zero_ignores_the_margin_temperature() -> None:
 
 def test_honesty_with_the_margin_on() -> None:
     """Two states that differ only in the opponents' secret selections give the same advice (R22)."""
-    rng = random.Random(9)
     checked = 0
-    for seed in range(1, 40):
-        try:
-            state = find_position(lambda s: s.phase in (Phase.REVEAL, Phase.MOVE) and len(s.legal_actions()) > 1
-                                  and hidden_of_others(s, s.current_player()), players=2, seeds=[seed])
-        except AssertionError:
-            continue
-        seat = state.current_player()
-        other = with_other_selections(state, seat, rng)
-        if other.sel_army == state.sel_army and other.sel_trade == state.sel_trade:
-            continue
-        assert other.observation(seat) == state.observation(seat)
+    for seed, _, state, other in positions_blind_pairs([(Phase.REVEAL, Phase.MOVE)], range(1, 40),
+                                                       random.Random(9), per_set=2):
         kw = dict(iterations=1500, seed=seed, margin_weight=0.5, margin_temperature=4.0)
         assert advice_key(search(state, **kw)) == advice_key(search(other, **kw))
         checked += 1
-        if checked == 2:
-            break
     assert checked == 2
 
 
