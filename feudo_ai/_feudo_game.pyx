@@ -615,12 +615,7 @@ cdef class FeudoGame(SearchGame):
             raise ValueError(f"evaluation: expected one of {', '.join(EVALUATIONS)}, got {evaluation!r}")
         if evaluation == "learned" and value is None:
             raise ValueError("evaluation: 'learned' needs the model's weights (feudo_ai.value.c_model())")
-        if not temperature > 0:
-            raise ValueError(f"temperature: expected a positive number, got {temperature!r}")
-        if not 0.0 <= margin_weight <= 1.0:
-            raise ValueError(f"margin_weight: expected a number in [0, 1], got {margin_weight!r}")
-        if not margin_temperature > 0:
-            raise ValueError(f"margin_temperature: expected a positive number, got {margin_temperature!r}")
+        _check_evaluation(temperature, margin_weight, margin_temperature)
         if g.num_players > MAX_OBSERVERS:
             raise ValueError(f"players: the search takes at most {MAX_OBSERVERS}, got {g.num_players}")
         self.ctx.g = g
@@ -672,18 +667,25 @@ cdef class FeudoGame(SearchGame):
         return out
 
 
-def evaluate_state(CoreState state, double temperature=1.0, double margin_weight=0.0,
-                   double margin_temperature=4.0):
-    """(position scores, rewards) of the C evaluation, for tests against feudo_ai.evaluate."""
-    cdef double score[MAX_PLAYERS]
-    cdef double out[MAX_PLAYERS]
-    cdef const CoreGame* g = state.compiled.g
+def _check_evaluation(double temperature, double margin_weight, double margin_temperature):
+    """The evaluation's numbers, checked before any C reads them (the search's game and :func:`evaluate_state`).
+
+    :raises ValueError: naming the field that is out of range."""
     if not temperature > 0:
         raise ValueError(f"temperature: expected a positive number, got {temperature!r}")
     if not 0.0 <= margin_weight <= 1.0:
         raise ValueError(f"margin_weight: expected a number in [0, 1], got {margin_weight!r}")
     if not margin_temperature > 0:
         raise ValueError(f"margin_temperature: expected a positive number, got {margin_temperature!r}")
+
+
+def evaluate_state(CoreState state, double temperature=1.0, double margin_weight=0.0,
+                   double margin_temperature=4.0):
+    """(position scores, rewards) of the C evaluation, for tests against feudo_ai.evaluate."""
+    cdef double score[MAX_PLAYERS]
+    cdef double out[MAX_PLAYERS]
+    cdef const CoreGame* g = state.compiled.g
+    _check_evaluation(temperature, margin_weight, margin_temperature)
     _position_scores(&state.s, g, score)
     _evaluate(&state.s, g, temperature, margin_weight, margin_temperature, out)
     return [score[p] for p in range(g.num_players)], [out[p] for p in range(g.num_players)]
