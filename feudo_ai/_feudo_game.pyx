@@ -22,7 +22,9 @@ table of :c:type:`feudo_ai._game.GameC`:
   :mod:`feudo_ai.ismcts`), optionally mixed with a wide softmax of constant temperature (``margin_weight``,
   issue 14: the sharp one saturates a few VP from even); or, with ``evaluation="learned"``, the learned model of :mod:`feudo_ai.value` (its C
   code: :mod:`feudo_ai._value`, which takes the position scores above as one of its features);
-- **playout policy** (:c:func:`_playout_action`): uniform, except attacks (only winnable ones, R11);
+- **playout policy** (:c:func:`_playout_action`): uniform, except attacks (only winnable ones, R11) and, with
+  probability ``playout_greedy`` (``SearchOptions``, 0 by default), moves: the greedy bot's one-ply best
+  (:c:func:`_greedy_pick`);
 - **truncation**: a truncated playout stops once ``horizon`` turns after the root's turn have ended.
 
 Belief counters (``num_beliefs = n * tokens + n * trading``): per opponent and Army Card, the worlds in which it
@@ -632,7 +634,8 @@ cdef class FeudoGame(SearchGame):
     the search keeps: the search never holds them). ``sampler``: "uniform" or "weighted"; ``temperature``: of the
     evaluation's softmax at the start of the game (learned: the divisor of the utilities); ``evaluation``: "handmade" (that softmax) or "learned" (the
     model whose C weights ``value`` is, :func:`feudo_ai.value.c_model`); ``margin_weight`` in [0, 1] and
-    ``margin_temperature`` (> 0): the wide softmax mixed into the handmade rewards (:c:func:`_evaluate`). Options are validated by
+    ``margin_temperature`` (> 0): the wide softmax mixed into the handmade rewards (:c:func:`_evaluate`);
+    ``playout_greedy`` in [0, 1]: the share of the playouts' moves that are the greedy pick. Options are validated by
     :meth:`feudo_ai.advice.SearchOptions.validate`; this checks only what would be unsafe in C.
     """
 
