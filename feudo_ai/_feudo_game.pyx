@@ -22,7 +22,9 @@ table of :c:type:`feudo_ai._game.GameC`:
   :mod:`feudo_ai.ismcts`), optionally mixed with a wide softmax of constant temperature (``margin_weight``,
   issue 14: the sharp one saturates a few VP from even); or, with ``evaluation="learned"``, the learned model of :mod:`feudo_ai.value` (its C
   code: :mod:`feudo_ai._value`, which takes the position scores above as one of its features);
-- **playout policy** (:c:func:`_playout_action`): uniform, except attacks (only winnable ones, R11);
+- **playout policy** (:c:func:`_playout_action`): uniform, except attacks (only winnable ones, R11) and, with
+  probability ``playout_greedy`` (``SearchOptions``, 0 by default), moves: the greedy bot's one-ply best
+  (:c:func:`_greedy_pick`);
 - **truncation**: a truncated playout stops once ``horizon`` turns after the root's turn have ended.
 
 Belief counters (``num_beliefs = n * tokens + n * trading``): per opponent and Army Card, the worlds in which it
@@ -385,8 +387,10 @@ cdef int _winnable_gain(const CoreGame* g, const CoreStateC* w, int p, int x) no
     return gain
 
 
-cdef int _playout_action(const CoreGame* g, const CoreStateC* w, const int* buf, int n, Rng* rng) noexcept nogil:
-    """The playout's pick among the n legal actions: uniform, except for attacks (R11).
+cdef int _playout_action(const CoreGame* g, const CoreStateC* w, const int* buf, int n, double greedy,
+                         Rng* rng) noexcept nogil:
+    """The playout's pick among the n legal actions: uniform, except for attacks (R11) and, with probability
+    ``greedy``, a Move, March, Advance or Milady (R8-R14), which is then the greedy bot's pick (:c:func:`_greedy_pick`).
 
     A uniformly random attacker mostly throws its tokens away on attacks it cannot win (every attacking
     token is lost on a failed attack), which makes the playout's end position say little about the move
@@ -429,7 +433,35 @@ cdef int _playout_action(const CoreGame* g, const CoreStateC* w, const int* buf,
         if njoin > 0:
             return join[rng_below(rng, njoin)]
         return buf[0]
+    # greedy = 0 draws nothing more from rng, so the playouts of before (and ismcts-v1's games) are unchanged
+    if (greedy > 0.0 and n > 1 and (w.phase == PH_MOVE or w.phase == PH_MARCH or w.phase == PH_ADVANCE
+                                    or w.phase == PH_MILADY)
+            and (greedy >= 1.0 or rng_uniform(rng) < greedy)):
+        return _greedy_pick(g, w, buf, n, rng)
     return buf[rng_below(rng, n)]
+
+
+cdef int _greedy_pick(const CoreGame* g, const CoreStateC* w, const int* buf, int n, Rng* rng) noexcept nogil:
+    """Among the n legal actions of a Move, March, Advance or Milady, one after which the mover's
+    ``position_score`` is highest (ties: uniform): the greedy bot's one-ply rule (:mod:`feudo_ai.greedy`).
+
+    Why in the playout (``SearchOptions.playout_greedy``): a uniformly random opponent wanders, so the end of a
+    truncated playout misses what a purposeful one sets up within the turn (a Baron brought next to a weak
+    City, a token walked out of the plague's reach); issue 14's diagnosis found losses valued as wins that way."""
+    cdef double scores[MAX_ACTIONS]
+    cdef double best = -1e300
+    cdef int i, ties = 0, pick = buf[0]
+    _prior_scores(g, w, buf, n, scores)
+    for i in range(n):
+        if scores[i] > best:
+            best = scores[i]
+            ties = 1
+            pick = buf[i]
+        elif scores[i] == best:
+            ties += 1
+            if rng_below(rng, ties) == 0:
+                pick = buf[i]
+    return pick
 
 
 
@@ -578,7 +610,8 @@ cdef void _f_evaluate(const void* ctx, const void* s, double* out) noexcept nogi
 
 
 cdef int _f_playout_action(const void* ctx, const void* s, const int* legal, int n, Rng* rng) noexcept nogil:
-    return _playout_action((<const FeudoCtx*>ctx).g, <const CoreStateC*>s, legal, n, rng)
+    cdef const FeudoCtx* F = <const FeudoCtx*>ctx
+    return _playout_action(F.g, <const CoreStateC*>s, legal, n, F.playout_greedy, rng)
 
 
 cdef void _f_prior(const void* ctx, const void* s, const int* legal, int n, double* out) noexcept nogil:
@@ -601,13 +634,14 @@ cdef class FeudoGame(SearchGame):
     the search keeps: the search never holds them). ``sampler``: "uniform" or "weighted"; ``temperature``: of the
     evaluation's softmax at the start of the game (learned: the divisor of the utilities); ``evaluation``: "handmade" (that softmax) or "learned" (the
     model whose C weights ``value`` is, :func:`feudo_ai.value.c_model`); ``margin_weight`` in [0, 1] and
-    ``margin_temperature`` (> 0): the wide softmax mixed into the handmade rewards (:c:func:`_evaluate`). Options are validated by
+    ``margin_temperature`` (> 0): the wide softmax mixed into the handmade rewards (:c:func:`_evaluate`);
+    ``playout_greedy`` in [0, 1]: the share of the playouts' moves that are the greedy pick. Options are validated by
     :meth:`feudo_ai.advice.SearchOptions.validate`; this checks only what would be unsafe in C.
     """
 
     def __init__(self, CoreState state not None, int seat, str sampler="uniform", double temperature=1.0,
                  str evaluation="handmade", ValueWeights value=None, double margin_weight=0.0,
-                 double margin_temperature=4.0):
+                 double margin_temperature=4.0, double playout_greedy=0.0):
         cdef const CoreGame* g = state.compiled.g
         if sampler not in SAMPLERS:
             raise ValueError(f"sampler: expected one of {', '.join(SAMPLERS)}, got {sampler!r}")
@@ -616,6 +650,8 @@ cdef class FeudoGame(SearchGame):
         if evaluation == "learned" and value is None:
             raise ValueError("evaluation: 'learned' needs the model's weights (feudo_ai.value.c_model())")
         _check_evaluation(temperature, margin_weight, margin_temperature)
+        if not 0.0 <= playout_greedy <= 1.0:
+            raise ValueError(f"playout_greedy: expected a probability in [0, 1], got {playout_greedy!r}")
         if g.num_players > MAX_OBSERVERS:
             raise ValueError(f"players: the search takes at most {MAX_OBSERVERS}, got {g.num_players}")
         self.ctx.g = g
@@ -623,6 +659,7 @@ cdef class FeudoGame(SearchGame):
         self.ctx.temperature = temperature
         self.ctx.margin_weight = margin_weight
         self.ctx.margin_temperature = margin_temperature
+        self.ctx.playout_greedy = playout_greedy
         self.ctx.evaluation = EVALUATIONS[evaluation]
         self.value_weights = value if evaluation == "learned" else None
         self.ctx.value = &value.c if evaluation == "learned" else NULL
@@ -729,6 +766,24 @@ def prior_scores(CoreState state):
     return {legal[i]: out[i] for i in range(n)}
 
 
+def playout_action(CoreState state, unsigned long long seed, double greedy=0.0):
+    """The action a truncated playout plays at ``state`` (:c:func:`_playout_action`, its random draws seeded by
+    ``seed``; ``greedy`` as ``SearchOptions.playout_greedy``), for tests against feudo_ai.evaluate.
+
+    :raises ValueError: if nobody is to act in ``state`` or ``greedy`` is not in [0, 1]."""
+    cdef int legal[MAX_ACTIONS]
+    cdef const CoreGame* g = state.compiled.g
+    cdef Rng rng
+    cdef int n
+    if state.s.phase == PH_TERMINAL or core_is_chance(&state.s):
+        raise ValueError("state: no player to act")
+    if not 0.0 <= greedy <= 1.0:
+        raise ValueError(f"greedy: expected a probability in [0, 1], got {greedy!r}")
+    n = core_legal(&state.s, g, legal)
+    rng_seed(&rng, seed)
+    return _playout_action(g, &state.s, legal, n, greedy, &rng)
+
+
 def determinize(CoreState state, int seat, unsigned long long seed, str sampler="uniform"):
     """One world drawn by the search's determinization (a new CoreState), for tests."""
     cdef FeudoCtx F
@@ -743,6 +798,7 @@ def determinize(CoreState state, int seat, unsigned long long seed, str sampler=
     F.temperature = 1.0
     F.margin_weight = 0.0
     F.margin_temperature = 4.0
+    F.playout_greedy = 0.0
     F.evaluation = EVAL_HANDMADE
     F.value = NULL
     rng_seed(&rng, seed)

@@ -124,6 +124,9 @@ class SearchOptions:
     # margin_temperature (VP), so a seat a few VP ahead or behind still sees what a VP is worth; 0: the v1 rewards
     margin_weight: float = 0.0
     margin_temperature: float = 4.0
+    # C only (issue 14): the probability that a truncated playout plays a Move, March, Advance or Milady as the
+    # greedy bot would (the mover's best one-ply position score) rather than uniformly; 0: the playouts of before
+    playout_greedy: float = 0.0
 
     def __post_init__(self) -> None:
         self.validate()
@@ -182,6 +185,12 @@ class SearchOptions:
         if self.margin_weight and self.evaluation != "handmade":
             raise ValueError("margin_weight: mixes a wide softmax into the handmade evaluation only; use 0 with "
                              f"evaluation={self.evaluation!r}")
+        if not _is_real(self.playout_greedy) or not 0 <= self.playout_greedy <= 1:
+            raise ValueError(f"playout_greedy: expected a probability in [0, 1] (0: uniform playout moves), got "
+                             f"{self.playout_greedy!r}")
+        if self.playout_greedy and self.backend != "c":
+            raise ValueError("playout_greedy: the greedy playout moves are only available with backend='c' (they "
+                             "run in C)")
         if not _is_int(self.worlds) or not 1 <= self.worlds <= 4096:
             raise ValueError(f"worlds: expected an integer in [1, 4096], got {self.worlds!r}")
         if self.max_nodes is not None and (not _is_int(self.max_nodes) or not 16 <= self.max_nodes <= MAX_NODES):

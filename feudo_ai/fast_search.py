@@ -101,7 +101,8 @@ def search(position, seat: int | None = None, options: SearchOptions | None = No
 
         value = c_model()  # the shipped model (feudo_ai/data/value_v1.json), validated once per process
     game = _feudo_game.FeudoGame(CoreState.from_reference(probe), seat, opts.sampler, float(opts.temperature),
-                                 opts.evaluation, value, float(opts.margin_weight), float(opts.margin_temperature))
+                                 opts.evaluation, value, float(opts.margin_weight), float(opts.margin_temperature),
+                                 float(opts.playout_greedy))
     iterations = opts.budget
     deadline = deadline_of(opts, started)
     flag = cancel if isinstance(cancel, _search.CancelFlag) else _search.CancelFlag()
@@ -213,7 +214,8 @@ def _pv(worker, probe, seat: int, best: int | None) -> list[tuple[int, str]]:
 # whatever the defaults of SearchOptions become (DEFAULT_ITERATIONS was 5,000 when no limit is given).
 V1_OPTIONS: dict = {"c": 0.2, "exp3_gamma": 0.15, "playout": "truncated", "playout_turns": 0, "sampler": "uniform",
                     "temperature": 1.0, "worlds": 8, "max_nodes": None, "threads": 1, "evaluation": "handmade",
-                    "prior_weight": 0.0, "prior_temperature": 1.0, "margin_weight": 0.0, "margin_temperature": 4.0}
+                    "prior_weight": 0.0, "prior_temperature": 1.0, "margin_weight": 0.0, "margin_temperature": 4.0,
+                    "playout_greedy": 0.0}
 V1_ITERATIONS = 5000
 _LIMITS = ("iterations", "seconds", "deadline")
 BANK_CAP = 4.0  # decisions' budgets added to one search at most (bank)

@@ -117,6 +117,17 @@ def positions_blind_pairs(phase_sets, seeds, rng: random.Random, per_set: int = 
             if found == per_set:
                 break
 
+
+def check_blind_pairs_agree(search, phase_sets, seeds, rng: random.Random, per_set: int = 1, **options) -> int:
+    """R22 with search ``options``: for each pair of :func:`positions_blind_pairs`, ``search(state, seed=seed,
+    **options)`` gives the same advice on both states (asserted). Returns the number of pairs checked."""
+    checked = 0
+    for seed, _, state, other in positions_blind_pairs(phase_sets, seeds, rng, per_set=per_set):
+        assert advice_key(search(state, seed=seed, **options)) == advice_key(search(other, seed=seed, **options))
+        checked += 1
+    return checked
+
+
 import pytest  # noqa: E402
 
 @pytest.fixture(params=["reference", "core"], autouse=False)

@@ -1,0 +1,140 @@
+"""Greedy moves in the truncated playout (issue 14): ``SearchOptions.playout_greedy``, the probability that a
+playout plays a Move, March, Advance or Milady (R8-R14) as the greedy bot would, the mover's best one-ply
+``position_score`` (``_greedy_pick`` in ``feudo_ai/_feudo_game.pyx``), instead of a uniformly random one.
+
+The expected picks are computed here from the reference engine and ``feudo_ai.evaluate.position_score`` (the
+Python reference the C scores are tested against), not from the C code under test. Off (0, the default) the
+playouts are those of before, bit for bit: the frozen ``ismcts-v1`` pins the field to 0 and its recorded games
+replay in tests/test_strength_bots.py."""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+
+import pytest
+
+from engine import Phase
+from engine.core import CoreState
+from feudo_ai import _feudo_game, fast_search
+from feudo_ai.advice import SearchOptions
+from feudo_ai.evaluate import position_score
+
+from search_helpers import advice_key, check_blind_pairs_agree, hidden_position, positions
+from search_helpers import c_search as search  # noqa: E402 - one C search, SearchOptions names
+
+GREEDY_PHASES = (Phase.MOVE, Phase.MARCH, Phase.ADVANCE, Phase.MILADY)
+SEEDS = range(40)
+
+
+def _one_ply_scores(state) -> dict[int, float]:
+    """{legal action: the mover's position_score after it}, by the reference engine."""
+    p = state.current_player()
+    out = {}
+    for a in state.legal_actions():
+        after = state.clone()
+        after.apply_action(a)
+        out[a] = position_score(after, p)
+    return out
+
+
+def _choice_positions(limit: int = 24) -> list:
+    """Move/March/Advance/Milady positions of 2 and 4 players where the one-ply scores do not all tie."""
+    out = []
+    for players in (2, 4):
+        for state in positions(players, seeds=(1, 2, 3)):
+            if state.phase in GREEDY_PHASES and len(state.legal_actions()) > 2:
+                scores = _one_ply_scores(state)
+                if max(scores.values()) - min(scores.values()) > 1e-6:
+                    out.append((state, scores))
+    assert len(out) >= limit // 2, "too few positions to test the greedy playout on"
+    return out[:limit]
+
+
+def test_greedy_one_always_plays_a_best_one_ply_move() -> None:
+    """R8-R14 decisions: with playout_greedy 1 every pick is among the actions after which the mover's
+    position_score (reference engine) is highest."""
+    phases = set()
+    for state, scores in _choice_positions():
+        best = max(scores.values())
+        core = CoreState.from_reference(state)
+        for seed in SEEDS:
+            a = _feudo_game.playout_action(core, seed, 1.0)
+            assert scores[a] == pytest.approx(best, abs=1e-9), (state.phase, a, scores)
+        phases.add(state.phase)
+    assert Phase.MOVE in phases
+
+
+def test_greedy_zero_plays_uniformly_and_a_half_mixes_both() -> None:
+    """0: the uniform playout of before (worse moves too, every legal action over enough seeds on some
+    position); 0.5: both greedy and non-greedy picks."""
+    worse_at_zero = worse_at_half = best_at_half = 0
+    every_action_seen = False
+    for state, scores in _choice_positions():
+        best = max(scores.values())
+        core = CoreState.from_reference(state)
+        zero = [_feudo_game.playout_action(core, seed, 0.0) for seed in range(200)]
+        half = [_feudo_game.playout_action(core, seed, 0.5) for seed in range(200)]
+        worse_at_zero += sum(scores[a] < best - 1e-9 for a in zero)
+        worse_at_half += sum(scores[a] < best - 1e-9 for a in half)
+        best_at_half += sum(scores[a] >= best - 1e-9 for a in half)
+        every_action_seen |= set(zero) == set(scores)
+    assert worse_at_zero > 0 and worse_at_half > 0 and best_at_half > 0
+    assert worse_at_half < worse_at_zero  # half the picks are greedy ones
+    assert every_action_seen
+
+
+def test_greedy_leaves_attacks_to_the_attack_policy() -> None:
+    """R11: attacks and joins follow the winnable-attack policy whatever playout_greedy is (same draws)."""
+    checked = 0
+    for players in (2, 4):
+        for state in positions(players, seeds=(1, 2, 3)):
+            if state.phase in (Phase.ATTACK, Phase.ATTACK_JOIN) and len(state.legal_actions()) > 1:
+                core = CoreState.from_reference(state)
+                for seed in range(5):
+                    assert _feudo_game.playout_action(core, seed, 1.0) == _feudo_game.playout_action(core, seed, 0.0)
+                checked += 1
+    assert checked >= 3
+
+
+def test_playout_greedy_on_is_deterministic_and_changes_the_search() -> None:
+    state = hidden_position(players=2)
+    kw = dict(iterations=1500, seed=3, playout_greedy=1.0, playout_turns=1)
+    on = search(state, **kw)
+    assert advice_key(on) == advice_key(search(state, **kw))
+    assert advice_key(on) != advice_key(search(state, iterations=1500, seed=3, playout_turns=1))
+
+
+def test_honesty_with_greedy_playouts() -> None:
+    """Two states that differ only in the opponents' secret selections give the same advice (R22)."""
+    assert check_blind_pairs_agree(search, [(Phase.REVEAL, Phase.MOVE)], range(1, 40), random.Random(9), per_set=2,
+                                   iterations=1000, playout_greedy=1.0, playout_turns=1) == 2
+
+
+@pytest.mark.parametrize("value", [-0.1, 1.01, math.nan, math.inf, True, "1", None])
+def test_bad_playout_greedy_names_the_field(value) -> None:
+    with pytest.raises(ValueError, match=re.escape("playout_greedy")):
+        SearchOptions(playout_greedy=value)
+
+
+def test_playout_greedy_needs_the_c_backend() -> None:
+    with pytest.raises(ValueError, match="playout_greedy"):
+        SearchOptions(backend="python", playout_greedy=0.5)
+    SearchOptions(backend="python", playout_greedy=0.0)
+
+
+def test_game_and_helper_check_their_greedy_arguments() -> None:
+    state = positions(2, seeds=(1,))[3]
+    core = CoreState.from_reference(state)
+    with pytest.raises(ValueError, match="playout_greedy"):
+        _feudo_game.FeudoGame(core, state.current_player(), "uniform", 1.0, "handmade", None, 0.0, 4.0, 1.5)
+    with pytest.raises(ValueError, match="greedy"):
+        _feudo_game.playout_action(core, 1, -0.5)
+
+
+def test_frozen_baselines_pin_greedy_playouts_off() -> None:
+    assert fast_search.V1_OPTIONS["playout_greedy"] == 0.0
+    from feudo_ai.bots import make_bot
+    for name in ("ismcts-v1", "pimc"):
+        assert make_bot(name, 1).options.playout_greedy == 0.0
