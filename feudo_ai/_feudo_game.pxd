@@ -9,7 +9,9 @@ position_score in C plus a softmax), the playout policy (winnable attacks only, 
 playouts by turns.
 """
 
-from engine._core cimport CoreGame, CoreState
+from libc.stdint cimport int8_t, int16_t, uint64_t
+
+from engine._core cimport CoreGame, CoreState, MAX_PLAYERS, MAX_TERRITORIES, MAX_TOKENS
 from feudo_ai._game cimport SearchGame
 from feudo_ai._value cimport ValueWeightsC
 
@@ -34,6 +36,26 @@ ctypedef struct FeudoCtx:
     double playout_greedy   # probability in [0, 1] that a playout's Move/March/Advance/Milady is the greedy pick
     int evaluation          # EVAL_*: what evaluates the end of a truncated playout
     const ValueWeightsC* value  # EVAL_LEARNED: the weights (kept alive by FeudoGame.value_weights); else NULL
+
+
+ctypedef struct MoveScorer:
+    # What the greedy playout reads to score one mover's candidate relocations (``_move_scorer_init``), in
+    # centi-VP: every term of feudo_ai.evaluate.position_score is a whole number of hundredths, so the scores are
+    # exact integers and ties are true ties. Invariant: describes one state ``w`` and one mover ``p``; a
+    # candidate is scored as the difference it makes (``_relocation_delta``), w itself is never changed.
+    int p                                       # the mover
+    int castle                                  # territory of p's Castle (R21), -1 before it is placed
+    bint desp                                   # R17: p's Baron is desperate (his numbers change)
+    uint64_t danger[2]                          # bitset: territories the next plague card could hit (R18)
+    int num_of[MAX_TOKENS]                      # p's tokens' numbers now (R1: black side when stricken, R18)
+    int force_at[MAX_PLAYERS][MAX_TERRITORIES]  # each player's force per territory (Milady adds nothing, R11)
+    int enemy[MAX_TERRITORIES]                  # the largest enemy force next to the territory; -1: not yet read
+    int city_defence[MAX_TERRITORIES]           # per City index: City defence plus the enemy force in it (R11)
+    bint others_ready[MAX_TOKENS]               # the three arrays below hold token t's row
+    int8_t others_best[MAX_TOKENS][MAX_TERRITORIES]    # per t, City: closest City-taker but t (moves, 99: none)
+    int16_t others_force[MAX_TOKENS][MAX_TERRITORIES]  # per t, City: p's force next to it but t's
+    int8_t others_taker[MAX_TOKENS][MAX_TERRITORIES]   # per t, City: a City-taker but t stands next to it
+    int cities_before[MAX_TOKENS]               # per t: the City terms with t where it stands now
 
 
 cdef class FeudoGame(SearchGame):

@@ -443,7 +443,8 @@ cdef int _playout_action(const CoreGame* g, const CoreStateC* w, const int* buf,
 
 cdef int _greedy_pick(const CoreGame* g, const CoreStateC* w, const int* buf, int n, Rng* rng) noexcept nogil:
     """Among the n legal actions of a Move, March, Advance or Milady, one after which the mover's
-    ``position_score`` is highest (ties: uniform): the greedy bot's one-ply rule (:mod:`feudo_ai.greedy`).
+    ``position_score`` is highest (ties: uniform): the greedy bot's one-ply rule (:mod:`feudo_ai.greedy`), with
+    the scores of :c:func:`_greedy_scores`.
 
     Why in the playout (``SearchOptions.playout_greedy``): a uniformly random opponent wanders, so the end of a
     truncated playout misses what a purposeful one sets up within the turn (a Baron brought next to a weak
@@ -451,7 +452,7 @@ cdef int _greedy_pick(const CoreGame* g, const CoreStateC* w, const int* buf, in
     cdef double scores[MAX_ACTIONS]
     cdef double best = -1e300
     cdef int i, ties = 0, pick = buf[0]
-    _prior_scores(g, w, buf, n, scores)
+    _greedy_scores(g, w, buf, n, scores)
     for i in range(n):
         if scores[i] > best:
             best = scores[i]
@@ -464,6 +465,213 @@ cdef int _greedy_pick(const CoreGame* g, const CoreStateC* w, const int* buf, in
     return pick
 
 
+cdef void _greedy_scores(const CoreGame* g, const CoreStateC* w, const int* legal, int n,
+                         double* out) noexcept nogil:
+    """The greedy playout's score of each of the n legal actions of a Move, March, Advance (R8-R11) or Milady
+    (R13) decision: how much the mover's ``position_score`` gains once the action's token stands on its
+    destination (PASS: 0).
+
+    A Move, March or Advance only places one token of the mover, so it is scored as the difference that makes
+    (:c:func:`_relocation_delta`, exact integers in centi-VP, from one :c:type:`MoveScorer` of ``w`` shared by
+    all the candidates): no copy of the state, no ``core_apply``, no recount of the whole position per candidate
+    (that scoring made a greedy playout 9 times as dear as a uniform one, docs/search.md). What the rules do
+    after the placement within the same step (the next reveal, the end of the turn and its cures, R18) is left
+    out: it is where the game goes next, not the move's merit. A Milady's charm or infection changes more than a
+    location, so it is scored on a copy with the action applied (:c:func:`_prior_scores`)."""
+    cdef MoveScorer m
+    cdef int i, a, moved, dest
+    cdef int ph = w.phase
+    if ph == PH_MILADY:
+        _prior_scores(g, w, legal, n, out)
+        return
+    _move_scorer_init(&m, g, w, core_current_player(w, g))
+    for i in range(n):
+        a = legal[i]
+        if a == 0:  # PASS places nothing
+            out[i] = 0.0
+            continue
+        if ph == PH_MOVE:
+            moved = w.token
+            dest = a - g.a_move
+        elif ph == PH_MARCH:
+            moved = (a - g.a_march) // g.num_territories
+            dest = (a - g.a_march) % g.num_territories
+        else:  # PH_ADVANCE: into the territory of the won attack being advanced into
+            moved = a - g.a_advance
+            dest = w.won_terr[w.round]
+        out[i] = 0.01 * _relocation_delta(&m, g, w, moved, dest)
+
+
+cdef void _move_scorer_init(MoveScorer* m, const CoreGame* g, const CoreStateC* w, int p) noexcept nogil:
+    """Fill ``m`` for mover p in ``w`` (the enemy forces and the token rows of the City terms are read when first
+    needed)."""
+    cdef bint desp[MAX_PLAYERS]
+    cdef int num_of[MAX_PLAYERS][MAX_TOKENS]
+    cdef int q, t, x, i, c
+    numbers_and_forces(w, g, desp, num_of, m.force_at)
+    plague_danger(w, g, m.danger)
+    m.p = p
+    m.desp = desp[p]
+    m.castle = g.site_territory[w.castle[p]] if w.castle[p] >= 0 else -1
+    for t in range(g.num_tokens):
+        m.num_of[t] = num_of[p][t]
+        m.others_ready[t] = False
+    for x in range(g.num_territories):
+        m.enemy[x] = -1
+    for i in range(g.num_cities):
+        c = g.cities[i]
+        m.city_defence[i] = g.defence_city
+        for q in range(g.num_players):
+            if q != p:
+                m.city_defence[i] += m.force_at[q][c]
+
+
+cdef int _enemy_next_to(MoveScorer* m, const CoreGame* g, int x) noexcept nogil:
+    """The largest force one enemy of the mover has on x's neighbours (the Central Hill left out, R11): what could
+    attack the mover's tokens at x (kept in m.enemy: a relocation of the mover's token changes no enemy force)."""
+    cdef int enemy[MAX_PLAYERS]
+    cdef int q, i, y, emax = 0
+    cdef int p = m.p
+    if m.enemy[x] >= 0:
+        return m.enemy[x]
+    for q in range(g.num_players):
+        enemy[q] = 0
+    for i in range(g.num_neighbors[x]):
+        y = g.neighbors[x][i]
+        if y == g.central_hill:
+            continue
+        for q in range(g.num_players):
+            if q != p:
+                enemy[q] += m.force_at[q][y]
+    for q in range(g.num_players):
+        if q != p and enemy[q] > emax:
+            emax = enemy[q]
+    m.enemy[x] = emax
+    return emax
+
+
+cdef inline int _token_term(MoveScorer* m, const CoreGame* g, const CoreStateC* w, int t, int x, int mine,
+                            bint entered) noexcept nogil:
+    """Token t's own terms of position_score in centi-VP, standing on x with the mover's force ``mine`` there."""
+    cdef int num, v, kind
+    if x == LOC_DEAD:
+        return 0
+    if x == LOC_CASTLE:
+        if entered or w.king:
+            return 0
+        return -15 * (g.desperate_red if t == g.baron and m.desp else g.token_red[t])  # R16
+    num = m.num_of[t]
+    v = 30 * num
+    kind = g.kind[x]
+    if ((m.danger[x >> 6] >> (x & 63)) & 1) and kind != K_CITY and kind != K_CENTRAL:
+        v -= (60 if w.stricken[m.p][t] else 25) * num  # R18
+    if x == g.central_hill or t == g.milady:
+        return v
+    if _enemy_next_to(m, g, x) > mine + core_defence_bonus(g, x):
+        v -= 50 * num  # R11: out-forced by a neighbour
+    return v
+
+
+cdef inline int _city_term(const CoreGame* g, int value, int best, int force, bint taker, int defence) noexcept nogil:
+    """One City's terms of position_score in centi-VP (R15, R11): closeness of the nearest City-taker, and an
+    attack ready."""
+    cdef int v = 0
+    if best < 5:
+        v = 8 * value * (5 - best)
+    if taker and force > defence:
+        v += 50 * value
+    return v
+
+
+cdef void _others_row(MoveScorer* m, const CoreGame* g, const CoreStateC* w, int moved) noexcept nogil:
+    """The City aggregates of the mover's tokens other than ``moved``, and the City terms with ``moved`` where it
+    stands (the same loop as position_score's)."""
+    cdef int i, c, t, x, d, best, force, value, before = 0
+    cdef bint taker
+    cdef int p = m.p
+    for i in range(g.num_cities):
+        c = g.cities[i]
+        best = 99
+        force = 0
+        taker = False
+        for t in range(g.num_tokens):
+            if t == moved:
+                continue
+            x = w.loc[p][t]
+            if x == LOC_CASTLE and g.takes_cities[t] and t != g.milady:
+                d = g.distance[m.castle][c] + 1  # entering the map takes a move
+                if d < best:
+                    best = d
+                continue
+            if x < 0 or t == g.milady:
+                continue
+            d = g.distance[x][c]
+            if g.takes_cities[t] and d < best:
+                best = d
+            if d == 1 and x != g.central_hill:
+                force += m.num_of[t]
+                if g.takes_cities[t]:
+                    taker = True
+        m.others_best[moved][i] = <int8_t>best
+        m.others_force[moved][i] = <int16_t>force
+        m.others_taker[moved][i] = taker
+        if w.owner[c] != p:
+            before += _city_with(m, g, w, i, moved, w.loc[p][moved])
+    m.cities_before[moved] = before
+    m.others_ready[moved] = True
+
+
+cdef inline int _city_with(const MoveScorer* m, const CoreGame* g, const CoreStateC* w, int i, int t,
+                           int x) noexcept nogil:
+    """City i's terms in centi-VP with the mover's token t on x and the others where they stand."""
+    cdef int c = g.cities[i]
+    cdef int value = g.distance[m.castle][c]
+    cdef int best = m.others_best[t][i], force = m.others_force[t][i], d
+    cdef bint taker = m.others_taker[t][i]
+    if x == LOC_CASTLE:
+        if g.takes_cities[t] and t != g.milady:
+            d = value + 1
+            if d < best:
+                best = d
+    elif x >= 0 and t != g.milady:
+        d = g.distance[x][c]
+        if g.takes_cities[t] and d < best:
+            best = d
+        if d == 1 and x != g.central_hill:
+            force += m.num_of[t]
+            if g.takes_cities[t]:
+                taker = True
+    return _city_term(g, value, best, force, taker, m.city_defence[i])
+
+
+cdef int _relocation_delta(MoveScorer* m, const CoreGame* g, const CoreStateC* w, int t, int dest) noexcept nogil:
+    """How much the mover's position_score changes, in centi-VP, when its token t goes from where it stands to
+    territory ``dest`` (and so has entered the map, R16), nothing else changed."""
+    cdef int p = m.p
+    cdef int src = w.loc[p][t]
+    cdef int moved_force = 0 if t == g.milady else m.num_of[t]  # Milady adds nothing to a force (R11)
+    cdef int u, x, i, after = 0, delta
+    delta = (_token_term(m, g, w, t, dest, m.force_at[p][dest] + moved_force, True)
+             - _token_term(m, g, w, t, src, m.force_at[p][src] if src >= 0 else 0, w.entered[p][t]))
+    if moved_force > 0:  # the tokens left behind and the ones joined see another force of their own
+        for u in range(g.num_tokens):
+            if u == t:
+                continue
+            x = w.loc[p][u]
+            if x == src and src >= 0:
+                delta += (_token_term(m, g, w, u, x, m.force_at[p][x] - moved_force, True)
+                          - _token_term(m, g, w, u, x, m.force_at[p][x], True))
+            elif x == dest:
+                delta += (_token_term(m, g, w, u, x, m.force_at[p][x] + moved_force, True)
+                          - _token_term(m, g, w, u, x, m.force_at[p][x], True))
+    if m.castle < 0:
+        return delta
+    if not m.others_ready[t]:
+        _others_row(m, g, w, t)
+    for i in range(g.num_cities):
+        if w.owner[g.cities[i]] != p:
+            after += _city_with(m, g, w, i, t, dest)
+    return delta + after - m.cities_before[t]
 
 
 # =====================================================================================================
@@ -763,6 +971,22 @@ def prior_scores(CoreState state):
         raise ValueError("state: no player to act")
     n = core_legal(&state.s, g, legal)
     _prior_scores(g, &state.s, legal, n, out)
+    return {legal[i]: out[i] for i in range(n)}
+
+
+def greedy_scores(CoreState state):
+    """{legal action: score} of the greedy playout (:c:func:`_greedy_scores`) for the player to act in a Move,
+    March, Advance or Milady decision of ``state``, for tests against feudo_ai.evaluate.
+
+    :raises ValueError: if ``state`` is not such a decision."""
+    cdef int legal[MAX_ACTIONS]
+    cdef double out[MAX_ACTIONS]
+    cdef const CoreGame* g = state.compiled.g
+    cdef int i, n
+    if state.s.phase not in (PH_MOVE, PH_MARCH, PH_ADVANCE, PH_MILADY):
+        raise ValueError("state: not a Move, March, Advance or Milady decision")
+    n = core_legal(&state.s, g, legal)
+    _greedy_scores(g, &state.s, legal, n, out)
     return {legal[i]: out[i] for i in range(n)}
 
 

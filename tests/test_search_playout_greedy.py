@@ -2,8 +2,11 @@
 playout plays a Move, March, Advance or Milady (R8-R14) as the greedy bot would, the mover's best one-ply
 ``position_score`` (``_greedy_pick`` in ``feudo_ai/_feudo_game.pyx``), instead of a uniformly random one.
 
-The expected picks are computed here from the reference engine and ``feudo_ai.evaluate.position_score`` (the
-Python reference the C scores are tested against), not from the C code under test. Off (0, the default) the
+A Move, March or Advance is scored by what the mover's score gains once the token stands on its destination
+(the rules' bookkeeping after the placement, such as the end of the turn, left out); a Milady's charm or
+infection by the score after the action. The expected scores and picks are computed here from the reference
+engine and ``feudo_ai.evaluate.position_score`` (the Python reference the C scores are tested against), not from
+the C code under test. Off (0, the default) the
 playouts are those of before, bit for bit: the frozen ``ismcts-v1`` pins the field to 0 and its recorded games
 replay in tests/test_strength_bots.py."""
 
@@ -21,20 +24,43 @@ from feudo_ai import _feudo_game, fast_search
 from feudo_ai.advice import SearchOptions
 from feudo_ai.evaluate import position_score
 
-from search_helpers import advice_key, check_blind_pairs_agree, hidden_position, positions
+from search_helpers import advice_key, check_blind_pairs_agree, find_position, hidden_position, positions
 from search_helpers import c_search as search  # noqa: E402 - one C search, SearchOptions names
 
 GREEDY_PHASES = (Phase.MOVE, Phase.MARCH, Phase.ADVANCE, Phase.MILADY)
 SEEDS = range(40)
 
 
+def _placed(state, a: int):
+    """The reference state with the token of Move, March or Advance ``a`` placed on its destination (and so
+    entered, R16), nothing else changed; ``state`` itself for PASS."""
+    L, g = state.game.layout, state.game
+    after = state.clone()
+    if a == L.PASS:
+        return after
+    p = state.current_player()
+    if state.phase == Phase.MOVE:
+        t, x = state.token, a - L.MOVE
+    elif state.phase == Phase.MARCH:
+        t, x = divmod(a - L.MARCH, g.num_territories)
+    else:
+        t, x = a - L.ADVANCE, state.won[state.round][1]
+    after.loc[p][t] = x
+    after.entered[p][t] = True
+    return after
+
+
 def _one_ply_scores(state) -> dict[int, float]:
-    """{legal action: the mover's position_score after it}, by the reference engine."""
+    """{legal action: the mover's position_score once the action's token is placed (Move, March, Advance), or
+    after the action (Milady)}, by the reference engine."""
     p = state.current_player()
     out = {}
     for a in state.legal_actions():
-        after = state.clone()
-        after.apply_action(a)
+        if state.phase == Phase.MILADY:
+            after = state.clone()
+            after.apply_action(a)
+        else:
+            after = _placed(state, a)
         out[a] = position_score(after, p)
     return out
 
@@ -64,6 +90,45 @@ def test_greedy_one_always_plays_a_best_one_ply_move() -> None:
             assert scores[a] == pytest.approx(best, abs=1e-9), (state.phase, a, scores)
         phases.add(state.phase)
     assert Phase.MOVE in phases
+
+
+def test_greedy_scores_are_what_placing_the_token_gains() -> None:
+    """R8-R11, R16: every Move, March and Advance candidate's C score is the gain of the mover's position_score
+    (reference engine) from placing the token, in 2, 3 and 4 players; PASS gains nothing."""
+    phases = set()
+    for players in (2, 3, 4):
+        for state in positions(players, seeds=(1, 2, 3, 4)):
+            if state.phase not in (Phase.MOVE, Phase.MARCH, Phase.ADVANCE):
+                continue
+            p = state.current_player()
+            now = position_score(state, p)
+            got = _feudo_game.greedy_scores(CoreState.from_reference(state))
+            assert set(got) == set(state.legal_actions())
+            for a, score in got.items():
+                assert score == pytest.approx(position_score(_placed(state, a), p) - now, abs=1e-9), (state.phase, a)
+            phases.add(state.phase)
+    assert phases == {Phase.MOVE, Phase.MARCH, Phase.ADVANCE}
+
+
+def test_a_move_that_ends_the_turn_is_scored_by_its_placement() -> None:
+    """A last Move of a turn makes the rules end it (R18's cures, a new turn); the greedy score is still the
+    placement's gain, the same rule as every other Move."""
+    def last_move(state) -> bool:
+        if state.phase != Phase.MOVE or len(state.legal_actions()) < 2:
+            return False
+        after = state.clone()
+        after.apply_action(state.legal_actions()[-1])
+        return after.turn != state.turn
+    state = find_position(last_move, players=2, seeds=range(1, 200))
+    p, a = state.current_player(), state.legal_actions()[-1]
+    got = _feudo_game.greedy_scores(CoreState.from_reference(state))
+    assert got[a] == pytest.approx(position_score(_placed(state, a), p) - position_score(state, p), abs=1e-9)
+
+
+def test_greedy_scores_refuse_other_decisions() -> None:
+    state = find_position(lambda s: s.phase == Phase.SELECT, players=2)
+    with pytest.raises(ValueError, match="state"):
+        _feudo_game.greedy_scores(CoreState.from_reference(state))
 
 
 def test_greedy_zero_plays_uniformly_and_a_half_mixes_both() -> None:
