@@ -7,7 +7,7 @@ after the Castles (CHOOSE_ORDER), the first selector's first pick (SELECT) and t
 (REVEAL). For each: the default evaluation (truncated playout to the end of the turn + softmax of the
 position score) with 1 and 2 threads (root parallel, GIL released), the full-random-rollout variant and the
 leaf-evaluation variant, the weighted sampler and the PIMC baseline with 1 thread, and the action prior
-(``prior_weight``) per CPU second. The load average before the
+(``prior_weight``) and the "ismcts" bot's greedy playouts per CPU second. The load average before the
 run is reported: other processes on the machine lower the wall-clock rates and the 2-thread ratio, so the
 default search is also measured per CPU second of the process (``default_1_thread_it_per_cpu_s``: a fixed budget
 of iterations over the CPU time it took), a figure a loaded machine barely moves. Not a test: nothing here
@@ -27,6 +27,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from engine import Phase, new_game, sample_chance  # noqa: E402
 import feudo_ai  # noqa: E402
+from feudo_ai.fast_search import GREEDY_PLAYOUTS  # noqa: E402
 
 
 def first_turn_positions() -> dict:
@@ -87,6 +88,8 @@ def main() -> None:
             "default_1_thread_it_per_cpu_s": rate_per_cpu(state),
             # the tree's action prior (issue 14): the game scores every legal action at each expansion
             "prior_1_thread_it_per_cpu_s": rate_per_cpu(state, prior_weight=0.5, prior_temperature=0.5),
+            # the "ismcts" bot's playouts (issue 14): one more turn, greedy moves (fast_search.GREEDY_PLAYOUTS)
+            "greedy_playouts_1_thread_it_per_cpu_s": rate_per_cpu(state, **GREEDY_PLAYOUTS),
             "thread_speedup": round(two / one, 2),
             "cores_used_1_thread": cpu1,
             "cores_used_2_threads": cpu2,  # below ~1.9: other processes took CPU from the run

@@ -217,6 +217,10 @@ V1_OPTIONS: dict = {"c": 0.2, "exp3_gamma": 0.15, "playout": "truncated", "playo
                     "prior_weight": 0.0, "prior_temperature": 1.0, "margin_weight": 0.0, "margin_temperature": 4.0,
                     "playout_greedy": 0.0}
 V1_ITERATIONS = 5000
+# The "ismcts" bot's playouts (issue 14): one more turn played out, its Moves, Marches, Advances and Milady
+# decisions the greedy player's (C only). At equal time they beat the playouts of before (docs/search.md,
+# "Greedy playouts"); SearchOptions keeps the plain playouts as its defaults, which the Python reference shares.
+GREEDY_PLAYOUTS: dict = {"playout_greedy": 1.0, "playout_turns": 1}
 _LIMITS = ("iterations", "seconds", "deadline")
 BANK_CAP = 4.0  # decisions' budgets added to one search at most (bank)
 
@@ -244,11 +248,13 @@ class ISMCTSBot(AdviceBot):
       is added to the next search (at most :data:`BANK_CAP` decisions' worth at once), so over a game the bot
       thinks as long as one that searches every decision;
     - ``game_seconds``: a per-game clock, the seat's total thinking time in one game, spread over its decisions
-      by :class:`feudo_ai.clock.GameClock` (instead of ``iterations``/``seconds``)."""
+      by :class:`feudo_ai.clock.GameClock` (instead of ``iterations``/``seconds``).
+
+    Its playouts are :data:`GREEDY_PLAYOUTS` unless the spec says otherwise (``ismcts:playout_greedy=0``)."""
 
     name = "ismcts"
     algorithm = "ismcts"
-    defaults: dict = {}
+    defaults: dict = dict(GREEDY_PLAYOUTS)
     follow_plan = True
     bank = True
     frozen = False  # a frozen baseline: no bot parameter beyond the search options

@@ -66,6 +66,17 @@ def test_v1_options_are_the_defaults_recorded_before_issue_14() -> None:
     assert make_bot("ismcts-v1:seconds=0.1", 0).options.iterations is None  # a given limit replaces the budget
 
 
+def test_ismcts_bot_plays_greedy_playouts_unless_told_otherwise() -> None:
+    """The "ismcts" bot's playouts are one more turn with greedy moves (issue 14, docs/search.md); a spec can turn
+    them off, and SearchOptions itself (advise, the Python reference) keeps the plain ones."""
+    opts = make_bot("ismcts", 0).options
+    assert (opts.playout_greedy, opts.playout_turns) == (1.0, 1)
+    assert make_bot("ismcts:seconds=0.1", 0).options.playout_greedy == 1.0  # a limit replaces the budget only
+    plain = make_bot("ismcts:playout_greedy=0:playout_turns=0", 0).options
+    assert (plain.playout_greedy, plain.playout_turns) == (0.0, 0)
+    assert (SearchOptions().playout_greedy, SearchOptions().playout_turns) == (0.0, 0)
+
+
 @pytest.mark.parametrize("algorithm", ["ismcts", "pimc"])
 def test_v1_advice_is_the_advice_recorded_before_issue_14(algorithm: str) -> None:
     """tests/data/ismcts_v1_baseline.json was recorded with the code of commit bf7be3f (before any change of
@@ -319,6 +330,7 @@ def test_levels_are_bots_of_growing_strength_by_construction() -> None:
     # the budgets measured in docs/search.md "Difficulty levels", with the search options pinned there
     assert (bots["hard"].options.iterations, bots["max"].options.iterations) == (300, 30_000)
     assert all((bots[lv].options.c, bots[lv].options.exp3_gamma) == (0.2, 0.15) for lv in ("hard", "max"))
+    assert all((bots[lv].options.playout_greedy, bots[lv].options.playout_turns) == (0.0, 0) for lv in ("hard", "max"))
     assert bots["easy"].epsilon == 0.6
     hard2 = make_bot("hard:threads=2", 1)  # a level's own parameters can be overridden
     assert hard2.options.threads == 2 and hard2.options.iterations == bots["hard"].options.iterations
