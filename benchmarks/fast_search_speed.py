@@ -1,6 +1,7 @@
 """Speed of the C searches (feudo_ai.advise, backend "c"): iterations per second, 1 and 2 threads.
 
     python benchmarks/fast_search_speed.py --json [--seconds 1]
+    python benchmarks/fast_search_speed.py --playouts --json    # the playouts' cost on positions of random games
 
 Positions: 4 players, default map (seed 1), Castles on the first legal sites, turn 1: the first decision
 after the Castles (CHOOSE_ORDER), the first selector's first pick (SELECT) and the first reveal with a choice
@@ -27,7 +28,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from engine import Phase, new_game, sample_chance  # noqa: E402
 import feudo_ai  # noqa: E402
-from feudo_ai.fast_search import GREEDY_PLAYOUTS  # noqa: E402
+from feudo_ai.advice import GREEDY_PLAYOUTS  # noqa: E402
 
 
 def first_turn_positions() -> dict:
@@ -46,6 +47,48 @@ def first_turn_positions() -> dict:
         if state.phase == Phase.REVEAL and len(legal) > 1:
             out["reveal"] = state.clone()
         state.apply_action(legal[0] if state.phase == Phase.PLACE_CASTLE else rng.choice(legal))
+    return out
+
+
+def random_game_positions(players: int, count: int = 40, seed: int = 3) -> list:
+    """Decisions of random games (``count`` games of ``players``, each stopped at a random turn 1-8 at its first
+    Move, March, selection or attack with a choice): the mix a game's searches meet."""
+    rng = random.Random(seed)
+    out: list = []
+    game = 0
+    while len(out) < count:
+        state = new_game(players=players, seed=seed * 1000 + game)
+        game += 1
+        stop = rng.randint(1, 8)
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(sample_chance(state, rng))
+                continue
+            legal = state.legal_actions()
+            if state.turn >= stop and state.phase in (Phase.MOVE, Phase.MARCH, Phase.SELECT, Phase.ATTACK) \
+                    and len(legal) > 1:
+                out.append(state.clone())
+                break
+            state.apply_action(rng.choice(legal))
+    return out
+
+
+def playout_rates(iterations: int = 1000) -> dict:
+    """``--playouts``: iterations per CPU second (1 thread, ``iterations`` a position, seeds 0-39) over 40
+    positions of random games, 2 and 4 players, for the plain playouts (SearchOptions' defaults), one more turn
+    with uniform moves, and the "ismcts" bot's greedy playouts (one more turn, greedy moves)."""
+    modes = {"plain": {}, "playout_turns_1": {"playout_turns": 1}, "greedy_playouts": GREEDY_PLAYOUTS}
+    out: dict = {}
+    for players in (2, 4):
+        states = random_game_positions(players)
+        row = {}
+        for name, kw in modes.items():
+            c0, total = _cpu(), 0
+            for i, state in enumerate(states):
+                opts = feudo_ai.SearchOptions(iterations=iterations, seed=i, **kw)
+                total += feudo_ai.advise(state, state.current_player(), opts).stats.iterations
+            row[name] = round(total / (_cpu() - c0))
+        out[f"{players}_players_it_per_cpu_s"] = row
     return out
 
 
@@ -74,7 +117,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=1.0)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--playouts", action="store_true",
+                    help="only the playouts' cost: iterations per CPU second over 40 positions of random games")
     args = ap.parse_args()
+    if args.playouts:
+        result = playout_rates()
+        print(json.dumps(result, indent=1) if args.json else result)
+        return
     load = os.getloadavg()
     out: dict = {"cpus": os.cpu_count(), "loadavg_before": [round(x, 2) for x in load], "seconds": args.seconds,
                  "default_playout": "truncated (to the end of the turn) + softmax of the position score",
@@ -88,7 +137,7 @@ def main() -> None:
             "default_1_thread_it_per_cpu_s": rate_per_cpu(state),
             # the tree's action prior (issue 14): the game scores every legal action at each expansion
             "prior_1_thread_it_per_cpu_s": rate_per_cpu(state, prior_weight=0.5, prior_temperature=0.5),
-            # the "ismcts" bot's playouts (issue 14): one more turn, greedy moves (fast_search.GREEDY_PLAYOUTS)
+            # the "ismcts" bot's playouts (issue 14): one more turn, greedy moves (feudo_ai.advice.GREEDY_PLAYOUTS)
             "greedy_playouts_1_thread_it_per_cpu_s": rate_per_cpu(state, **GREEDY_PLAYOUTS),
             "thread_speedup": round(two / one, 2),
             "cores_used_1_thread": cpu1,

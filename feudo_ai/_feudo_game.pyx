@@ -205,7 +205,6 @@ cdef void _position_scores_of(const CoreStateC* s, const CoreGame* g, double* sc
     cdef int p, q, t, u, x, y, i, d, a, v, kind, best, force, value, defence, castle, c, num, mine, bonus, emax
     cdef int num_of[MAX_PLAYERS][MAX_TOKENS]
     cdef int force_at[MAX_PLAYERS][MAX_TERRITORIES]
-    cdef int enemy[MAX_PLAYERS]
     cdef uint64_t danger[2]
     cdef bint taker_adjacent
     cdef bint desp[MAX_PLAYERS]        # R17, once per player: the Baron's numbers below depend on it
@@ -237,19 +236,7 @@ cdef void _position_scores_of(const CoreStateC* s, const CoreGame* g, double* sc
                 continue
             mine = force_at[p][x]
             bonus = core_defence_bonus(g, x)
-            for q in range(n):
-                enemy[q] = 0
-            for i in range(g.num_neighbors[x]):
-                y = g.neighbors[x][i]
-                if y == central:
-                    continue
-                for q in range(n):
-                    if q != p:
-                        enemy[q] += force_at[q][y]
-            emax = 0
-            for q in range(n):
-                if q != p and enemy[q] > emax:
-                    emax = enemy[q]
+            emax = _largest_enemy_force_next_to(g, force_at, p, x)
             if emax > mine + bonus:
                 score[p] -= 0.5 * num
         castle = g.site_territory[s.castle[p]] if s.castle[p] >= 0 else -1
@@ -287,6 +274,27 @@ cdef void _position_scores_of(const CoreStateC* s, const CoreGame* g, double* sc
                     defence += force_at[q][c]
             if taker_adjacent and force > defence:
                 score[p] += 0.5 * value
+
+
+cdef inline int _largest_enemy_force_next_to(const CoreGame* g, const int (*force_at)[MAX_TERRITORIES], int p,
+                                             int x) noexcept nogil:
+    """The largest force one enemy of p has on x's neighbours, the Central Hill left out (R11): what could attack
+    p's tokens at x (position_score's threat term)."""
+    cdef int enemy[MAX_PLAYERS]
+    cdef int q, i, y, emax = 0
+    for q in range(g.num_players):
+        enemy[q] = 0
+    for i in range(g.num_neighbors[x]):
+        y = g.neighbors[x][i]
+        if y == g.central_hill:
+            continue
+        for q in range(g.num_players):
+            if q != p:
+                enemy[q] += force_at[q][y]
+    for q in range(g.num_players):
+        if q != p and enemy[q] > emax:
+            emax = enemy[q]
+    return emax
 
 
 cdef inline double _exp_scores(const CoreStateC* s, int n, const double* score, double temp,
@@ -526,28 +534,12 @@ cdef void _move_scorer_init(MoveScorer* m, const CoreGame* g, const CoreStateC* 
                 m.city_defence[i] += m.force_at[q][c]
 
 
-cdef int _enemy_next_to(MoveScorer* m, const CoreGame* g, int x) noexcept nogil:
-    """The largest force one enemy of the mover has on x's neighbours (the Central Hill left out, R11): what could
-    attack the mover's tokens at x (kept in m.enemy: a relocation of the mover's token changes no enemy force)."""
-    cdef int enemy[MAX_PLAYERS]
-    cdef int q, i, y, emax = 0
-    cdef int p = m.p
-    if m.enemy[x] >= 0:
-        return m.enemy[x]
-    for q in range(g.num_players):
-        enemy[q] = 0
-    for i in range(g.num_neighbors[x]):
-        y = g.neighbors[x][i]
-        if y == g.central_hill:
-            continue
-        for q in range(g.num_players):
-            if q != p:
-                enemy[q] += m.force_at[q][y]
-    for q in range(g.num_players):
-        if q != p and enemy[q] > emax:
-            emax = enemy[q]
-    m.enemy[x] = emax
-    return emax
+cdef inline int _enemy_next_to(MoveScorer* m, const CoreGame* g, int x) noexcept nogil:
+    """:c:func:`_largest_enemy_force_next_to` for the mover, kept in m.enemy (a relocation of the mover's token
+    changes no enemy force)."""
+    if m.enemy[x] < 0:
+        m.enemy[x] = _largest_enemy_force_next_to(g, m.force_at, m.p, x)
+    return m.enemy[x]
 
 
 cdef inline int _token_term(MoveScorer* m, const CoreGame* g, const CoreStateC* w, int t, int x, int mine,

@@ -43,7 +43,7 @@ from engine.serialize import state_from_dict
 from engine.state import CHANCE, TERMINAL, Game, Phase, State
 
 __all__ = [
-    "ALGORITHMS", "BACKENDS", "ENGINES", "EVALUATIONS", "PLAYOUTS", "SAMPLERS", "DEFAULT_ITERATIONS", "MAX_SEARCH_BYTES",
+    "ALGORITHMS", "BACKENDS", "ENGINES", "EVALUATIONS", "PLAYOUTS", "SAMPLERS", "DEFAULT_ITERATIONS", "GREEDY_PLAYOUTS", "MAX_SEARCH_BYTES",
     "SearchOptions", "Alternative",
     "PlannedAction", "CardBelief", "SearchStats", "Advice", "ObservedPosition", "NotToAct", "decision_root",
     "advise",
@@ -56,6 +56,12 @@ SAMPLERS = ("uniform", "weighted")
 EVALUATIONS = ("handmade", "learned")  # the leaves' evaluation (feudo_ai.evaluate / feudo_ai.value)
 ENGINES = ("core", "reference")  # the rules implementation of the Python reference search's worlds
 DEFAULT_ITERATIONS = 5000
+# The playouts the product plays with (issue 14, docs/search.md "Greedy playouts made cheap"): one more turn played
+# out, its Moves, Marches, Advances and Milady decisions the greedy player's (C only). They beat the plain playouts
+# at equal time; SearchOptions keeps the plain ones as its own defaults, which the Python reference shares (it has
+# no greedy playouts). The "ismcts" bot, the Advisor service, `feudo advise` and the hints of `feudo play` and
+# `feudo companion` add these to their options.
+GREEDY_PLAYOUTS: dict = {"playout_greedy": 1.0, "playout_turns": 1}
 MAX_ITERATIONS = 100_000_000
 MAX_SECONDS = 3600.0
 MAX_THREADS = 64

@@ -245,7 +245,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from .advice import SearchOptions
+    from .advice import GREEDY_PLAYOUTS, SearchOptions
     from .play import HumanSession, LocalTable, default_console
 
     if args.match is not None or args.token is not None:
@@ -278,7 +278,8 @@ def cmd_play(args: argparse.Namespace) -> int:
                           backend=args.backend)
     it = iter(names)
     bots = [None if p == args.seat else make_bot(next(it), args.seed * 1000 + p) for p in range(args.players)]
-    table = LocalTable(state, args.seat, bots, args.seed, SearchOptions(seconds=args.hint_seconds))
+    hints = SearchOptions(seconds=args.hint_seconds, **GREEDY_PLAYOUTS)
+    table = LocalTable(state, args.seat, bots, args.seed, hints)
     return HumanSession(table, console=default_console()).run()
 
 
@@ -293,7 +294,7 @@ def _ask(question: str, default: str) -> str:
 def cmd_companion(args: argparse.Namespace) -> int:
     from engine import new_game
 
-    from .advice import SearchOptions
+    from .advice import GREEDY_PLAYOUTS, SearchOptions
     from .companion import CompanionSession
 
     if args.players is None:
@@ -315,7 +316,8 @@ def cmd_companion(args: argparse.Namespace) -> int:
             raise ValueError(f"--castles: expected comma-separated Castle site ids, got {args.castles!r}") from None
     game_map = load_map(args.map_file, seed=args.seed)
     start = new_game(ruleset, args.players, seed=args.seed, game_map=game_map, castles=castles)
-    session = CompanionSession(start, args.seat, SearchOptions(seconds=args.hint_seconds), seed=args.seed)
+    hints = SearchOptions(seconds=args.hint_seconds, **GREEDY_PLAYOUTS)
+    session = CompanionSession(start, args.seat, hints, seed=args.seed)
     return session.run()
 
 

@@ -23,7 +23,7 @@ from engine.render import render_text
 from engine.serialize import state_from_dict
 from engine.state import CHANCE, TERMINAL, Phase, State
 
-from .advice import SearchOptions, advise
+from .advice import GREEDY_PLAYOUTS, SearchOptions, advise
 
 __all__ = ["CompanionSession"]
 
@@ -36,7 +36,7 @@ class CompanionSession:
 
     start: State
     seat: int
-    hint_options: SearchOptions = field(default_factory=lambda: SearchOptions(seconds=1.0))
+    hint_options: SearchOptions = field(default_factory=lambda: SearchOptions(seconds=1.0, **GREEDY_PLAYOUTS))
     read: Callable[[str], str] = input
     out: TextIO | None = None
     seed: int = 0

@@ -46,8 +46,8 @@ import threading
 
 from engine.state import Phase
 
-from .advice import (MAX_ITERATIONS, MAX_NODES, MAX_SEARCH_BYTES, MAX_SECONDS, NODE_BYTES, Advice, SearchOptions,
-                     deadline_of, derive_seed, now, public_root, search_advice, split_budget)
+from .advice import (GREEDY_PLAYOUTS, MAX_ITERATIONS, MAX_NODES, MAX_SEARCH_BYTES, MAX_SECONDS, NODE_BYTES, Advice,
+                     SearchOptions, deadline_of, derive_seed, now, public_root, search_advice, split_budget)
 from .bots import AdviceBot
 from .cancel import forward_cancel
 
@@ -217,10 +217,6 @@ V1_OPTIONS: dict = {"c": 0.2, "exp3_gamma": 0.15, "playout": "truncated", "playo
                     "prior_weight": 0.0, "prior_temperature": 1.0, "margin_weight": 0.0, "margin_temperature": 4.0,
                     "playout_greedy": 0.0}
 V1_ITERATIONS = 5000
-# The "ismcts" bot's playouts (issue 14): one more turn played out, its Moves, Marches, Advances and Milady
-# decisions the greedy player's (C only). At equal time they beat the playouts of before (docs/search.md,
-# "Greedy playouts"); SearchOptions keeps the plain playouts as its defaults, which the Python reference shares.
-GREEDY_PLAYOUTS: dict = {"playout_greedy": 1.0, "playout_turns": 1}
 _LIMITS = ("iterations", "seconds", "deadline")
 BANK_CAP = 4.0  # decisions' budgets added to one search at most (bank)
 
@@ -250,7 +246,8 @@ class ISMCTSBot(AdviceBot):
     - ``game_seconds``: a per-game clock, the seat's total thinking time in one game, spread over its decisions
       by :class:`feudo_ai.clock.GameClock` (instead of ``iterations``/``seconds``).
 
-    Its playouts are :data:`GREEDY_PLAYOUTS` unless the spec says otherwise (``ismcts:playout_greedy=0``)."""
+    Its playouts are :data:`feudo_ai.advice.GREEDY_PLAYOUTS` unless the spec says otherwise
+    (``ismcts:playout_greedy=0:playout_turns=0``)."""
 
     name = "ismcts"
     algorithm = "ismcts"

@@ -28,6 +28,7 @@ from feudo.v1 import advisor_pb2 as apb
 from feudo.v1 import advisor_pb2_grpc as apb_grpc
 from feudo.v1 import game_pb2 as gpb
 from feudo_ai import ObservedPosition, SearchOptions
+from feudo_ai.advice import GREEDY_PLAYOUTS
 from feudo_ai.client import AdvisorClient, AdvisorError
 from feudo_ai.service.advisor import ServiceConfig
 from feudo_ai.service.convert import position_from
@@ -77,11 +78,12 @@ def test_describe_game_rejects_bad_setups_naming_the_field(client):
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_suggest_every_phase_observation_form_matches_in_process_advice(client, players):
     """Every decision phase: the wire answer (observation form, built by the client from the seat's view) equals
-    feudo_ai.advise in-process with the same seed and budget, and its plan is legal in the real game."""
+    feudo_ai.advise in-process with the same seed, budget and playouts (the product's greedy ones,
+    feudo_ai.advice.GREEDY_PLAYOUTS), and its plan is legal in the real game."""
     for phase, state in positions_by_phase(players).items():
         seat = state.current_player()
         advice = client.suggest(state, seat, iterations=300, seed=5)
-        local = feudo_ai.advise(state, seat, SearchOptions(iterations=300, seed=5, max_nodes=None))
+        local = feudo_ai.advise(state, seat, SearchOptions(iterations=300, seed=5, max_nodes=None, **GREEDY_PLAYOUTS))
         assert (advice.best, advice.plan, advice.alternatives, advice.beliefs) == \
                (local.best, local.plan, local.alternatives, local.beliefs), phase
         assert advice.stats.backend == "remote" and advice.stats.iterations == local.stats.iterations
@@ -90,6 +92,16 @@ def test_suggest_every_phase_observation_form_matches_in_process_advice(client, 
             assert real.current_player() == seat and p.action in real.legal_actions(), (phase, p)
             assert real.action_to_string(p.action) == p.text
             real.apply_action(p.action)
+
+
+def test_suggest_pimc_keeps_the_baselines_plain_playouts(client):
+    """algorithm=pimc is the baseline: the service's answer is in-process pimc with SearchOptions' plain playouts
+    (the greedy ones are the MO-ISMCTS's, above)."""
+    state = next(iter(positions_by_phase(2).values()))
+    seat = state.current_player()
+    advice = client.suggest(state, seat, iterations=300, seed=5, algorithm="pimc")
+    local = feudo_ai.advise(state, seat, SearchOptions(iterations=300, seed=5, max_nodes=None, algorithm="pimc"))
+    assert (advice.best, advice.plan, advice.alternatives) == (local.best, local.plan, local.alternatives)
 
 
 @pytest.mark.parametrize("players", [2, 4])

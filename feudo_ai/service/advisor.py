@@ -50,7 +50,7 @@ from engine import FeudoError, Phase
 from feudo.v1 import advisor_pb2 as apb
 from feudo.v1 import game_pb2 as gpb
 
-from ..advice import (DEFAULT_ITERATIONS, Advice, Alternative, NotToAct, ObservedPosition, SearchOptions,
+from ..advice import (DEFAULT_ITERATIONS, GREEDY_PLAYOUTS, Advice, Alternative, NotToAct, ObservedPosition, SearchOptions,
                       SearchStats, advise, decision_root)
 from ..cancel import CancelEvent
 from . import convert
@@ -334,9 +334,10 @@ class AdvisorServicer:
         call.set(budget={"iterations": iterations, "seconds": round(seconds, 3), "threads": threads,
                          "reserve_s": None if reserve is None else round(reserve, 3),
                          "deadline_s": None if deadline is None else round(deadline - time.monotonic(), 3)})
+        playouts = GREEDY_PLAYOUTS if algorithm == "ismcts" else {}  # pimc: the baseline's plain playouts
         return SearchOptions(iterations=iterations, seconds=seconds, deadline=deadline, threads=threads,
                              seed=int(limits.seed), algorithm=algorithm, max_nodes=max_nodes,
-                             nice=cfg.search_nice)
+                             nice=cfg.search_nice, **playouts)
 
     def _position(self, position: gpb.Position, seat: int, call: CallLog) -> tuple[ObservedPosition, str | None]:
         """The seat's view of the request's position, its structure checked, and the field path the loader's

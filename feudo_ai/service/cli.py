@@ -92,7 +92,7 @@ def _read_position(args: argparse.Namespace) -> Any:
 def cmd_advise(args: argparse.Namespace) -> int:
     from feudo.v1 import game_pb2 as gpb
 
-    from ..advice import SearchOptions, advise
+    from ..advice import GREEDY_PLAYOUTS, SearchOptions, advise
     from .convert import check_decision, observed_position, position_from
 
     position = _read_position(args)
@@ -118,8 +118,10 @@ def cmd_advise(args: argparse.Namespace) -> int:
         observed = observed_position(message, args.seat)
         check_decision(observed)  # a seat not to act is told who is (NotToAct), not that the position is bad
         iterations = args.iterations
+        algorithm = args.algorithm or "ismcts"
         options = SearchOptions(iterations=iterations, seconds=args.seconds, threads=args.threads or 1,
-                                seed=args.seed, algorithm=args.algorithm or "ismcts")
+                                seed=args.seed, algorithm=algorithm,
+                                **(GREEDY_PLAYOUTS if algorithm == "ismcts" else {}))  # as the Advisor service
         advice = advise(observed, args.seat, options)
     if args.json:
         print(json.dumps(advice.to_dict(), indent=2))
