@@ -57,6 +57,7 @@ def test_remote_entrant_plays_through_the_advisor(advisor, tmp_path):
 
     from engine import GameRecord, load_map, new_fast_game
     from feudo_ai import SearchOptions, advise
+    from feudo_ai.advice import GREEDY_PLAYOUTS
     from feudo_ai.arena import strip_timing
 
     spec = f"remote:address={advisor.address}:iterations=30"
@@ -74,7 +75,8 @@ def test_remote_entrant_plays_through_the_advisor(advisor, tmp_path):
     for action in record.actions:
         if not state.is_chance_node() and state.current_player() == seat and len(state.legal_actions()) > 1:
             search_seed = random.Random(line["bot_seeds"][seat]).getrandbits(31)
-            expected = advise(state, seat, SearchOptions(iterations=30, seed=search_seed)).best
+            # the Advisor's MO-ISMCTS plays the product's greedy playouts (feudo_ai.advice.GREEDY_PLAYOUTS)
+            expected = advise(state, seat, SearchOptions(iterations=30, seed=search_seed, **GREEDY_PLAYOUTS)).best
             assert action == expected
             break
         state.apply_action(action)
