@@ -578,7 +578,7 @@ cdef inline int _city_term(const CoreGame* g, int value, int best, int force, bi
 cdef void _others_row(MoveScorer* m, const CoreGame* g, const CoreStateC* w, int moved) noexcept nogil:
     """The City aggregates of the mover's tokens other than ``moved``, and the City terms with ``moved`` where it
     stands (the same loop as position_score's)."""
-    cdef int i, c, t, x, d, best, force, value, before = 0
+    cdef int i, c, t, best, force, before = 0
     cdef bint taker
     cdef int p = m.p
     for i in range(g.num_cities):
@@ -587,23 +587,8 @@ cdef void _others_row(MoveScorer* m, const CoreGame* g, const CoreStateC* w, int
         force = 0
         taker = False
         for t in range(g.num_tokens):
-            if t == moved:
-                continue
-            x = w.loc[p][t]
-            if x == LOC_CASTLE and g.takes_cities[t] and t != g.milady:
-                d = g.distance[m.castle][c] + 1  # entering the map takes a move
-                if d < best:
-                    best = d
-                continue
-            if x < 0 or t == g.milady:
-                continue
-            d = g.distance[x][c]
-            if g.takes_cities[t] and d < best:
-                best = d
-            if d == 1 and x != g.central_hill:
-                force += m.num_of[t]
-                if g.takes_cities[t]:
-                    taker = True
+            if t != moved:
+                _add_to_city(m, g, c, t, w.loc[p][t], &best, &force, &taker)
         m.others_best[moved][i] = <int8_t>best
         m.others_force[moved][i] = <int16_t>force
         m.others_taker[moved][i] = taker
@@ -617,23 +602,35 @@ cdef inline int _city_with(const MoveScorer* m, const CoreGame* g, const CoreSta
                            int x) noexcept nogil:
     """City i's terms in centi-VP with the mover's token t on x and the others where they stand."""
     cdef int c = g.cities[i]
-    cdef int value = g.distance[m.castle][c]
-    cdef int best = m.others_best[t][i], force = m.others_force[t][i], d
+    cdef int best = m.others_best[t][i], force = m.others_force[t][i]
     cdef bint taker = m.others_taker[t][i]
+    _add_to_city(m, g, c, t, x, &best, &force, &taker)
+    return _city_term(g, g.distance[m.castle][c], best, force, taker, m.city_defence[i])
+
+
+cdef inline void _add_to_city(const MoveScorer* m, const CoreGame* g, int c, int t, int x, int* best, int* force,
+                              bint* taker) noexcept nogil:
+    """Fold the mover's token t standing on x into City c's aggregates (position_score's loop): the closest
+    City-taker in moves (one more from the Castle: entering the map takes a move, R15), the force next to the City
+    and whether a City-taker stands next to it (R11). Milady counts for neither."""
+    cdef int d
+    if t == g.milady:
+        return
     if x == LOC_CASTLE:
-        if g.takes_cities[t] and t != g.milady:
-            d = value + 1
-            if d < best:
-                best = d
-    elif x >= 0 and t != g.milady:
-        d = g.distance[x][c]
-        if g.takes_cities[t] and d < best:
-            best = d
-        if d == 1 and x != g.central_hill:
-            force += m.num_of[t]
-            if g.takes_cities[t]:
-                taker = True
-    return _city_term(g, value, best, force, taker, m.city_defence[i])
+        if g.takes_cities[t]:
+            d = g.distance[m.castle][c] + 1
+            if d < best[0]:
+                best[0] = d
+        return
+    if x < 0:
+        return
+    d = g.distance[x][c]
+    if g.takes_cities[t] and d < best[0]:
+        best[0] = d
+    if d == 1 and x != g.central_hill:
+        force[0] += m.num_of[t]
+        if g.takes_cities[t]:
+            taker[0] = True
 
 
 cdef int _relocation_delta(MoveScorer* m, const CoreGame* g, const CoreStateC* w, int t, int dest) noexcept nogil:
