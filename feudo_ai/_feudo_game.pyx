@@ -202,7 +202,7 @@ cdef void _position_scores_of(const CoreStateC* s, const CoreGame* g, double* sc
     """position_score(state, p) for every player p, or for p = ``only`` alone (``only >= 0``: the other entries
     are left unwritten; the action prior needs the mover's score only)."""
     cdef int n = g.num_players, k = g.num_tokens
-    cdef int p, q, t, u, x, y, i, d, a, v, kind, best, force, value, defence, castle, c, num, mine, bonus, emax
+    cdef int p, q, t, u, x, i, d, a, v, kind, best, force, value, defence, castle, c, num, mine, bonus, emax
     cdef int num_of[MAX_PLAYERS][MAX_TOKENS]
     cdef int force_at[MAX_PLAYERS][MAX_TERRITORIES]
     cdef uint64_t danger[2]
@@ -564,7 +564,7 @@ cdef inline int _token_term(MoveScorer* m, const CoreGame* g, const CoreStateC* 
     return v
 
 
-cdef inline int _city_term(const CoreGame* g, int value, int best, int force, bint taker, int defence) noexcept nogil:
+cdef inline int _city_term(int value, int best, int force, bint taker, int defence) noexcept nogil:
     """One City's terms of position_score in centi-VP (R15, R11): closeness of the nearest City-taker, and an
     attack ready."""
     cdef int v = 0
@@ -605,7 +605,7 @@ cdef inline int _city_with(const MoveScorer* m, const CoreGame* g, const CoreSta
     cdef int best = m.others_best[t][i], force = m.others_force[t][i]
     cdef bint taker = m.others_taker[t][i]
     _add_to_city(m, g, c, t, x, &best, &force, &taker)
-    return _city_term(g, g.distance[m.castle][c], best, force, taker, m.city_defence[i])
+    return _city_term(g.distance[m.castle][c], best, force, taker, m.city_defence[i])
 
 
 cdef inline void _add_to_city(const MoveScorer* m, const CoreGame* g, int c, int t, int x, int* best, int* force,
