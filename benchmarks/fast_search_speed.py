@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from engine import Phase, new_game, sample_chance  # noqa: E402
 import feudo_ai  # noqa: E402
-from feudo_ai.advice import GREEDY_PLAYOUTS  # noqa: E402
+from feudo_ai.advice import GREEDY_PLAYOUTS, GREEDY_PLAYOUTS_2P  # noqa: E402
 
 
 def first_turn_positions() -> dict:
@@ -76,8 +76,10 @@ def random_game_positions(players: int, count: int = 40, seed: int = 3) -> list:
 def playout_rates(iterations: int = 1000) -> dict:
     """``--playouts``: iterations per CPU second (1 thread, ``iterations`` a position, seeds 0-39) over 40
     positions of random games, 2 and 4 players, for the plain playouts (SearchOptions' defaults), one more turn
-    with uniform moves, and the "ismcts" bot's greedy playouts (one more turn, greedy moves)."""
-    modes = {"plain": {}, "playout_turns_1": {"playout_turns": 1}, "greedy_playouts": GREEDY_PLAYOUTS}
+    with uniform moves, and greedy moves for one more turn (the "ismcts" bot's playouts in 3 and 4 players) and to
+    the end of the game (its playouts in 2 players, feudo_ai.advice.greedy_playouts)."""
+    modes = {"plain": {}, "playout_turns_1": {"playout_turns": 1}, "greedy_playouts": GREEDY_PLAYOUTS,
+             "greedy_playouts_to_the_end": GREEDY_PLAYOUTS_2P}
     out: dict = {}
     for players in (2, 4):
         states = random_game_positions(players)
@@ -137,7 +139,7 @@ def main() -> None:
             "default_1_thread_it_per_cpu_s": rate_per_cpu(state),
             # the tree's action prior (issue 14): the game scores every legal action at each expansion
             "prior_1_thread_it_per_cpu_s": rate_per_cpu(state, prior_weight=0.5, prior_temperature=0.5),
-            # the "ismcts" bot's playouts (issue 14): one more turn, greedy moves (feudo_ai.advice.GREEDY_PLAYOUTS)
+            # the "ismcts" bot's playouts in 4 players (issue 14): one more turn, greedy moves (feudo_ai.advice.GREEDY_PLAYOUTS)
             "greedy_playouts_1_thread_it_per_cpu_s": rate_per_cpu(state, **GREEDY_PLAYOUTS),
             "thread_speedup": round(two / one, 2),
             "cores_used_1_thread": cpu1,

@@ -189,7 +189,8 @@ def main(argv=None) -> int:
                          "evaluation options head to head; scaling: 1 s against 0.2 s a decision")
     ap.add_argument("--long", action="store_true",
                     help="--suite issue14: also ismcts at 1 s vs 0.2 s a decision (its own time: see the docstring)")
-    ap.add_argument("--only", default=None, help="run only pairings whose name contains this text")
+    ap.add_argument("--only", action="append", default=None, metavar="TEXT",
+                    help="run only pairings whose name contains this text (repeatable: any of them)")
     ap.add_argument("--games", type=int, default=None, help="games per pairing (overrides the mode's numbers)")
     ap.add_argument("--backend", choices=("local", "ray"), default="local", help="arena backend (default local)")
     ap.add_argument("--address", default=None, help="with --backend ray: the Ray cluster")
@@ -201,9 +202,9 @@ def main(argv=None) -> int:
         ap.error("--jobs: expected a positive integer")
     pairs = SUITES[args.suite](args.quick, args.long) if args.suite == "issue14" else SUITES[args.suite](args.quick)
     if args.only:
-        pairs = [p for p in pairs if args.only in p["name"]]
+        pairs = [p for p in pairs if any(text in p["name"] for text in args.only)]
         if not pairs:
-            ap.error(f"--only: no pairing name contains {args.only!r}")
+            ap.error(f"--only: no pairing name contains any of {args.only!r}")
     if args.games is not None:
         pairs = [{**p, "games": args.games} for p in pairs]
     # progress: one line per pairing (stderr with --json, so stdout stays one JSON document)

@@ -43,7 +43,8 @@ from engine.serialize import state_from_dict
 from engine.state import CHANCE, TERMINAL, Game, Phase, State
 
 __all__ = [
-    "ALGORITHMS", "BACKENDS", "ENGINES", "EVALUATIONS", "PLAYOUTS", "SAMPLERS", "DEFAULT_ITERATIONS", "GREEDY_PLAYOUTS", "MAX_SEARCH_BYTES",
+    "ALGORITHMS", "BACKENDS", "ENGINES", "EVALUATIONS", "PLAYOUTS", "SAMPLERS", "DEFAULT_ITERATIONS", "MAX_SEARCH_BYTES",
+    "GREEDY_PLAYOUTS", "GREEDY_PLAYOUTS_2P", "greedy_playouts",
     "SearchOptions", "Alternative",
     "PlannedAction", "CardBelief", "SearchStats", "Advice", "ObservedPosition", "NotToAct", "decision_root",
     "advise",
@@ -56,16 +57,30 @@ SAMPLERS = ("uniform", "weighted")
 EVALUATIONS = ("handmade", "learned")  # the leaves' evaluation (feudo_ai.evaluate / feudo_ai.value)
 ENGINES = ("core", "reference")  # the rules implementation of the Python reference search's worlds
 DEFAULT_ITERATIONS = 5000
-# The playouts the product plays with (issue 14, docs/search.md "Greedy playouts made cheap"): one more turn played
-# out, its Moves, Marches, Advances and Milady decisions the greedy player's (C only). They beat the plain playouts
-# at equal time; SearchOptions keeps the plain ones as its own defaults, which the Python reference shares (it has
-# no greedy playouts). The "ismcts" bot, the Advisor service, `feudo advise` and the hints of `feudo play` and
-# `feudo companion` add these to their options.
-GREEDY_PLAYOUTS: dict = {"playout_greedy": 1.0, "playout_turns": 1}
+MAX_PLAYOUT_TURNS = 200  # the longest game: 100 regular turns + 100 tie-break turns
+# The playouts the product plays with (issue 14, docs/search.md "Greedy playouts to the end of a 2-player game"): the
+# Moves, Marches, Advances and Milady decisions the greedy player's (C only), played out to the end of the game in
+# 2 players (every leaf scored by the exact R19 returns, not the hand-made evaluation) and one more turn in 3 or 4
+# (played to the end there, they lose at equal time). SearchOptions keeps the plain playouts as its own defaults,
+# which the Python reference shares (it has no greedy playouts). The "ismcts" bot, the Advisor service, `feudo
+# advise` and the hints of `feudo play` and `feudo companion` add greedy_playouts(players) to their options.
+GREEDY_PLAYOUTS: dict = {"playout_greedy": 1.0, "playout_turns": 1}  # 3 or 4 players
+GREEDY_PLAYOUTS_2P: dict = {"playout_greedy": 1.0, "playout_turns": MAX_PLAYOUT_TURNS}  # 2 players: to the end
+
+
+def greedy_playouts(players: int) -> dict:
+    """The product's playout options (SearchOptions fields) for a game of ``players``: :data:`GREEDY_PLAYOUTS_2P`
+    in 2 players, :data:`GREEDY_PLAYOUTS` otherwise (a new dict each call).
+
+    :raises ValueError: if ``players`` is not an integer of at least 1."""
+    if not _is_int(players) or players < 1:
+        raise ValueError(f"players: expected a positive integer, got {players!r}")
+    return dict(GREEDY_PLAYOUTS_2P if players == 2 else GREEDY_PLAYOUTS)
+
+
 MAX_ITERATIONS = 100_000_000
 MAX_SECONDS = 3600.0
 MAX_THREADS = 64
-MAX_PLAYOUT_TURNS = 200  # the longest game: 100 regular turns + 100 tie-break turns
 MAX_NICE = 19  # the largest nice increment (Linux: nice values run from -20 to 19)
 MAX_C = 100.0  # UCB exploration constant (rewards are in [0, 1])
 MAX_TEMPERATURE = 1e6

@@ -23,7 +23,7 @@ from engine.render import render_text
 from engine.serialize import state_from_dict
 from engine.state import CHANCE, TERMINAL, Phase, State
 
-from .advice import GREEDY_PLAYOUTS, SearchOptions, advise
+from .advice import SearchOptions, advise, greedy_playouts
 
 __all__ = ["CompanionSession"]
 
@@ -36,7 +36,7 @@ class CompanionSession:
 
     start: State
     seat: int
-    hint_options: SearchOptions = field(default_factory=lambda: SearchOptions(seconds=1.0, **GREEDY_PLAYOUTS))
+    hint_options: SearchOptions | None = None  # None: 1 s a hint, the product's playouts for the game's players
     read: Callable[[str], str] = input
     out: TextIO | None = None
     seed: int = 0
@@ -44,6 +44,8 @@ class CompanionSession:
     typed: list[bool] = field(default_factory=list)  # per entry: entered by the person (False: a hidden pick)
 
     def __post_init__(self) -> None:
+        if self.hint_options is None:
+            self.hint_options = SearchOptions(seconds=1.0, **greedy_playouts(self.start.num_players))
         self.replay = SeatReplay(self.start, self.seat)
         self.rng = random.Random(self.seed)
 

@@ -47,7 +47,8 @@ import threading
 from engine.state import Phase
 
 from .advice import (GREEDY_PLAYOUTS, MAX_ITERATIONS, MAX_NODES, MAX_SEARCH_BYTES, MAX_SECONDS, NODE_BYTES, Advice,
-                     SearchOptions, deadline_of, derive_seed, now, public_root, search_advice, split_budget)
+                     SearchOptions, deadline_of, derive_seed, greedy_playouts, now, public_root, search_advice,
+                     split_budget)
 from .bots import AdviceBot
 from .cancel import forward_cancel
 
@@ -246,8 +247,10 @@ class ISMCTSBot(AdviceBot):
     - ``game_seconds``: a per-game clock, the seat's total thinking time in one game, spread over its decisions
       by :class:`feudo_ai.clock.GameClock` (instead of ``iterations``/``seconds``).
 
-    Its playouts are :data:`feudo_ai.advice.GREEDY_PLAYOUTS` unless the spec says otherwise
-    (``ismcts:playout_greedy=0:playout_turns=0``)."""
+    Its playouts are the greedy ones of :func:`feudo_ai.advice.greedy_playouts` for the game's number of players
+    (to the end of the game in 2 players, one more turn in 3 or 4) unless the spec says otherwise
+    (``ismcts:playout_greedy=0:playout_turns=0``): a ``playout_turns`` of the spec fixes the horizon in every
+    game. :attr:`options` holds the 3-4 player horizon; :meth:`options_for` gives a game's."""
 
     name = "ismcts"
     algorithm = "ismcts"
@@ -282,6 +285,9 @@ class ISMCTSBot(AdviceBot):
         # fail at construction, not at the first decision
         self.options = SearchOptions.from_dict({**defaults, **params, "algorithm": self.algorithm,
                                                 "backend": "c"})
+        # the product's playouts: their horizon follows the game's players, unless the spec fixed it
+        self._horizon_by_players = ("playout_turns" not in params and "playout_turns" in self.defaults
+                                    and self.options.playout_greedy == GREEDY_PLAYOUTS["playout_greedy"])
         self.clock = None
         if game_seconds is not None:
             from .clock import GameClock
@@ -302,12 +308,23 @@ class ISMCTSBot(AdviceBot):
         finally:
             self.clock.end()
 
+    def options_for(self, players: int) -> SearchOptions:
+        """The bot's search options in a game of ``players``: :attr:`options` with the playout horizon of
+        :func:`feudo_ai.advice.greedy_playouts` unless the spec gave ``playout_turns`` (no limit banked or clocked).
+
+        :raises ValueError: if ``players`` is not a positive integer."""
+        horizon = greedy_playouts(players)["playout_turns"]
+        if not self._horizon_by_players or horizon == self.options.playout_turns:
+            return self.options
+        return self.options.replace(playout_turns=horizon)
+
     def search_options(self, state):
+        base = self.options if state is None else self.options_for(state.num_players)
         if self.clock is None:
-            return self._banked(self.options, state)
+            return self._banked(base, state)
         if self.clock.exhausted(state):
             return None
-        return self.clock.options_for(state, self.options)
+        return self.clock.options_for(state, base)
 
     def searched(self, state, advice) -> None:
         if self.clock is not None:

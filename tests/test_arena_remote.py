@@ -57,7 +57,7 @@ def test_remote_entrant_plays_through_the_advisor(advisor, tmp_path):
 
     from engine import GameRecord, load_map, new_fast_game
     from feudo_ai import SearchOptions, advise
-    from feudo_ai.advice import GREEDY_PLAYOUTS
+    from feudo_ai.advice import MAX_PLAYOUT_TURNS
     from feudo_ai.arena import strip_timing
 
     spec = f"remote:address={advisor.address}:iterations=30"
@@ -75,8 +75,9 @@ def test_remote_entrant_plays_through_the_advisor(advisor, tmp_path):
     for action in record.actions:
         if not state.is_chance_node() and state.current_player() == seat and len(state.legal_actions()) > 1:
             search_seed = random.Random(line["bot_seeds"][seat]).getrandbits(31)
-            # the Advisor's MO-ISMCTS plays the product's greedy playouts (feudo_ai.advice.GREEDY_PLAYOUTS)
-            expected = advise(state, seat, SearchOptions(iterations=30, seed=search_seed, **GREEDY_PLAYOUTS)).best
+            # the Advisor's MO-ISMCTS plays the product's greedy playouts: in 2 players to the end of the game
+            opts = SearchOptions(iterations=30, seed=search_seed, playout_greedy=1.0, playout_turns=MAX_PLAYOUT_TURNS)
+            expected = advise(state, seat, opts).best
             assert action == expected
             break
         state.apply_action(action)

@@ -21,7 +21,7 @@ import pytest
 from engine import Phase
 from engine.core import CoreState
 from feudo_ai import _feudo_game, fast_search
-from feudo_ai.advice import SearchOptions
+from feudo_ai.advice import MAX_PLAYOUT_TURNS, SearchOptions, greedy_playouts
 from feudo_ai.evaluate import position_score
 
 from search_helpers import advice_key, check_blind_pairs_agree, find_position, hidden_position, positions
@@ -171,10 +171,34 @@ def test_playout_greedy_on_is_deterministic_and_changes_the_search() -> None:
     assert advice_key(on) != advice_key(search(state, iterations=1500, seed=3, playout_turns=1))
 
 
-def test_honesty_with_greedy_playouts() -> None:
-    """Two states that differ only in the opponents' secret selections give the same advice (R22)."""
+@pytest.mark.parametrize("turns", [1, MAX_PLAYOUT_TURNS])
+def test_honesty_with_greedy_playouts(turns) -> None:
+    """Two states that differ only in the opponents' secret selections give the same advice (R22), with one more
+    turn and with the product's playouts to the end of the game."""
     assert check_blind_pairs_agree(search, [(Phase.REVEAL, Phase.MOVE)], range(1, 40), random.Random(9), per_set=2,
-                                   iterations=1000, playout_greedy=1.0, playout_turns=1) == 2
+                                   iterations=1000, playout_greedy=1.0, playout_turns=turns) == 2
+
+
+def test_product_playouts_reach_the_end_of_a_two_player_game() -> None:
+    """In 2 players the product's playouts (greedy_playouts(2)) play to the end of the game, so each leaf is
+    scored by the exact R19 returns and the hand-made evaluation's parameters cannot change the advice; with one
+    more turn (the 3-4 player horizon) they do, so the check can fail."""
+    assert greedy_playouts(2) == {"playout_greedy": 1.0, "playout_turns": MAX_PLAYOUT_TURNS}
+    assert greedy_playouts(3) == greedy_playouts(4) == {"playout_greedy": 1.0, "playout_turns": 1}
+    for phase in (Phase.MOVE, Phase.SELECT):
+        state = find_position(lambda s: s.phase == phase and len(s.legal_actions()) > 1, players=2)
+        kw = dict(iterations=600, seed=4, **greedy_playouts(2))
+        base = advice_key(search(state, **kw))
+        assert advice_key(search(state, temperature=40.0, **kw)) == base
+        assert advice_key(search(state, margin_weight=0.7, margin_temperature=2.0, **kw)) == base
+        short = dict(kw, playout_turns=1)
+        assert advice_key(search(state, temperature=40.0, **short)) != advice_key(search(state, **short))
+
+
+@pytest.mark.parametrize("players", [0, -1, 2.0, "2", None, True])
+def test_greedy_playouts_refuses_a_bad_number_of_players(players) -> None:
+    with pytest.raises(ValueError, match="players"):
+        greedy_playouts(players)
 
 
 @pytest.mark.parametrize("value", [-0.1, 1.01, math.nan, math.inf, True, "1", None])

@@ -28,7 +28,7 @@ from feudo.v1 import advisor_pb2 as apb
 from feudo.v1 import advisor_pb2_grpc as apb_grpc
 from feudo.v1 import game_pb2 as gpb
 from feudo_ai import ObservedPosition, SearchOptions
-from feudo_ai.advice import GREEDY_PLAYOUTS
+from feudo_ai.advice import MAX_PLAYOUT_TURNS
 from feudo_ai.client import AdvisorClient, AdvisorError
 from feudo_ai.service.advisor import ServiceConfig
 from feudo_ai.service.convert import position_from
@@ -78,12 +78,13 @@ def test_describe_game_rejects_bad_setups_naming_the_field(client):
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_suggest_every_phase_observation_form_matches_in_process_advice(client, players):
     """Every decision phase: the wire answer (observation form, built by the client from the seat's view) equals
-    feudo_ai.advise in-process with the same seed, budget and playouts (the product's greedy ones,
-    feudo_ai.advice.GREEDY_PLAYOUTS), and its plan is legal in the real game."""
+    feudo_ai.advise in-process with the same seed, budget and playouts (the product's greedy ones: to the end of
+    the game in 2 players, one more turn in 3 and 4), and its plan is legal in the real game."""
+    playouts = {"playout_greedy": 1.0, "playout_turns": MAX_PLAYOUT_TURNS if players == 2 else 1}
     for phase, state in positions_by_phase(players).items():
         seat = state.current_player()
         advice = client.suggest(state, seat, iterations=300, seed=5)
-        local = feudo_ai.advise(state, seat, SearchOptions(iterations=300, seed=5, max_nodes=None, **GREEDY_PLAYOUTS))
+        local = feudo_ai.advise(state, seat, SearchOptions(iterations=300, seed=5, max_nodes=None, **playouts))
         assert (advice.best, advice.plan, advice.alternatives, advice.beliefs) == \
                (local.best, local.plan, local.alternatives, local.beliefs), phase
         assert advice.stats.backend == "remote" and advice.stats.iterations == local.stats.iterations

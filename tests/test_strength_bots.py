@@ -14,7 +14,7 @@ from engine import new_game, sample_chance
 from engine.serialize import state_from_dict
 
 import feudo_ai
-from feudo_ai.advice import SearchOptions
+from feudo_ai.advice import MAX_PLAYOUT_TURNS, SearchOptions
 from feudo_ai.bots import make_bot
 
 fast_search = pytest.importorskip("feudo_ai.fast_search")
@@ -67,13 +67,28 @@ def test_v1_options_are_the_defaults_recorded_before_issue_14() -> None:
 
 
 def test_ismcts_bot_plays_greedy_playouts_unless_told_otherwise() -> None:
-    """The "ismcts" bot's playouts are one more turn with greedy moves (issue 14, docs/search.md); a spec can turn
-    them off, and SearchOptions itself (advise, the Python reference) keeps the plain ones."""
-    opts = make_bot("ismcts", 0).options
-    assert (opts.playout_greedy, opts.playout_turns) == (1.0, 1)
+    """The "ismcts" bot's playouts are greedy moves (issue 14, docs/search.md): to the end of the game in 2
+    players, one more turn in 3 and 4; a spec's playout_turns fixes the horizon everywhere, a spec can turn them
+    off, and SearchOptions itself (advise, the Python reference) keeps the plain ones."""
+    bot = make_bot("ismcts", 0)
+    assert (bot.options.playout_greedy, bot.options.playout_turns) == (1.0, 1)
+    assert [bot.options_for(n).playout_turns for n in (2, 3, 4)] == [MAX_PLAYOUT_TURNS, 1, 1]
+    for players in (2, 4):  # what a game's searches are given
+        state = new_game(players=players, seed=3)
+        while state.is_chance_node() or len(state.legal_actions()) < 2:
+            state.apply_action(sample_chance(state, random.Random(3)) if state.is_chance_node()
+                               else state.legal_actions()[0])
+        opts = make_bot("ismcts:seconds=0.1", 0).search_options(state)
+        assert (opts.playout_greedy, opts.playout_turns, opts.seconds) == \
+               (1.0, MAX_PLAYOUT_TURNS if players == 2 else 1, 0.1)
     assert make_bot("ismcts:seconds=0.1", 0).options.playout_greedy == 1.0  # a limit replaces the budget only
-    plain = make_bot("ismcts:playout_greedy=0:playout_turns=0", 0).options
-    assert (plain.playout_greedy, plain.playout_turns) == (0.0, 0)
+    fixed = make_bot("ismcts:playout_turns=3", 0)
+    assert [fixed.options_for(n).playout_turns for n in (2, 4)] == [3, 3]
+    plain = make_bot("ismcts:playout_greedy=0:playout_turns=0", 0)
+    assert (plain.options.playout_greedy, plain.options.playout_turns) == (0.0, 0)
+    assert plain.options_for(2).playout_turns == 0
+    assert make_bot("ismcts:playout_greedy=0", 0).options_for(2).playout_turns == 1  # no greedy: no long playouts
+    assert make_bot("ismcts-v1", 0).options_for(2).playout_turns == 0  # the frozen baselines keep theirs
     assert (SearchOptions().playout_greedy, SearchOptions().playout_turns) == (0.0, 0)
 
 

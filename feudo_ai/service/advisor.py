@@ -50,8 +50,8 @@ from engine import FeudoError, Phase
 from feudo.v1 import advisor_pb2 as apb
 from feudo.v1 import game_pb2 as gpb
 
-from ..advice import (DEFAULT_ITERATIONS, GREEDY_PLAYOUTS, Advice, Alternative, NotToAct, ObservedPosition, SearchOptions,
-                      SearchStats, advise, decision_root)
+from ..advice import (DEFAULT_ITERATIONS, Advice, Alternative, NotToAct, ObservedPosition, SearchOptions,
+                      SearchStats, advise, decision_root, greedy_playouts)
 from ..cancel import CancelEvent
 from . import convert
 from .convert import PositionError
@@ -279,7 +279,8 @@ class AdvisorServicer:
                         f"request: not a valid {request.message_name} message ({request.error})")
         return request
 
-    def _options(self, limits: apb.Limits, context: grpc.ServicerContext, call: CallLog) -> SearchOptions:
+    def _options(self, limits: apb.Limits, context: grpc.ServicerContext, call: CallLog,
+                 players: int) -> SearchOptions:
         """SearchOptions of a request's limits under the server's caps and the call's deadline."""
         cfg = self.config
         iterations = seconds = None
@@ -334,7 +335,7 @@ class AdvisorServicer:
         call.set(budget={"iterations": iterations, "seconds": round(seconds, 3), "threads": threads,
                          "reserve_s": None if reserve is None else round(reserve, 3),
                          "deadline_s": None if deadline is None else round(deadline - time.monotonic(), 3)})
-        playouts = GREEDY_PLAYOUTS if algorithm == "ismcts" else {}  # pimc: the baseline's plain playouts
+        playouts = greedy_playouts(players) if algorithm == "ismcts" else {}  # pimc: the baseline's plain ones
         return SearchOptions(iterations=iterations, seconds=seconds, deadline=deadline, threads=threads,
                              seed=int(limits.seed), algorithm=algorithm, max_nodes=max_nodes,
                              nice=cfg.search_nice, **playouts)
@@ -401,7 +402,7 @@ class AdvisorServicer:
     def _suggest(self, request: Any, context: grpc.ServicerContext, call: CallLog) -> apb.SuggestResponse:
         request = self._request(request)
         observed, path = self._position(request.position, request.seat, call)
-        options = self._options(request.limits, context, call)
+        options = self._options(request.limits, context, call, observed.game.num_players)
         convert.check_decision(observed, path)
         self._slot(options.threads)
         try:
@@ -416,7 +417,7 @@ class AdvisorServicer:
     def _analyze(self, request: Any, context: grpc.ServicerContext, call: CallLog) -> Iterator[apb.AnalyzeResponse]:
         request = self._request(request)
         observed, path = self._position(request.position, request.seat, call)
-        options = self._options(request.limits, context, call)
+        options = self._options(request.limits, context, call, observed.game.num_players)
         convert.check_decision(observed, path)
         interval = request.interval_seconds
         if not math.isfinite(interval) or interval < 0:
