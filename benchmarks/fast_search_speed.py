@@ -139,7 +139,8 @@ def main() -> None:
             "default_1_thread_it_per_cpu_s": rate_per_cpu(state),
             # the tree's action prior (issue 14): the game scores every legal action at each expansion
             "prior_1_thread_it_per_cpu_s": rate_per_cpu(state, prior_weight=0.5, prior_temperature=0.5),
-            # the "ismcts" bot's playouts in 4 players (issue 14): one more turn, greedy moves (feudo_ai.advice.GREEDY_PLAYOUTS)
+            # the "ismcts" bot's playouts in 4 players (issue 14): one more turn, greedy moves
+            # (feudo_ai.advice.GREEDY_PLAYOUTS)
             "greedy_playouts_1_thread_it_per_cpu_s": rate_per_cpu(state, **GREEDY_PLAYOUTS),
             "thread_speedup": round(two / one, 2),
             "cores_used_1_thread": cpu1,

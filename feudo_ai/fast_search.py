@@ -286,7 +286,7 @@ class ISMCTSBot(AdviceBot):
         self.options = SearchOptions.from_dict({**defaults, **params, "algorithm": self.algorithm,
                                                 "backend": "c"})
         # the product's playouts: their horizon follows the game's players, unless the spec fixed it
-        self._horizon_by_players = ("playout_turns" not in params and "playout_turns" in self.defaults
+        self._horizon_by_players = ("playout_turns" not in params
                                     and self.options.playout_greedy == GREEDY_PLAYOUTS["playout_greedy"])
         self.clock = None
         if game_seconds is not None:

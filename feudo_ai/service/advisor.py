@@ -134,6 +134,13 @@ class BadRequest:
         self.error = error
 
 
+def service_playouts(algorithm: str, players: int) -> dict:
+    """The playout options the Advisor searches with: the product's greedy playouts for the game's players
+    (:func:`feudo_ai.advice.greedy_playouts`) for the MO-ISMCTS, none for ``pimc`` (the baseline keeps
+    SearchOptions' plain playouts). Local ``feudo advise`` uses the same, so its answers match the service's."""
+    return greedy_playouts(players) if algorithm == "ismcts" else {}
+
+
 def safe_deserializer(cls: Any) -> Callable[[bytes], Any]:
     def parse(data: bytes) -> Any:
         try:
@@ -335,10 +342,9 @@ class AdvisorServicer:
         call.set(budget={"iterations": iterations, "seconds": round(seconds, 3), "threads": threads,
                          "reserve_s": None if reserve is None else round(reserve, 3),
                          "deadline_s": None if deadline is None else round(deadline - time.monotonic(), 3)})
-        playouts = greedy_playouts(players) if algorithm == "ismcts" else {}  # pimc: the baseline's plain ones
         return SearchOptions(iterations=iterations, seconds=seconds, deadline=deadline, threads=threads,
                              seed=int(limits.seed), algorithm=algorithm, max_nodes=max_nodes,
-                             nice=cfg.search_nice, **playouts)
+                             nice=cfg.search_nice, **service_playouts(algorithm, players))
 
     def _position(self, position: gpb.Position, seat: int, call: CallLog) -> tuple[ObservedPosition, str | None]:
         """The seat's view of the request's position, its structure checked, and the field path the loader's

@@ -92,7 +92,8 @@ def _read_position(args: argparse.Namespace) -> Any:
 def cmd_advise(args: argparse.Namespace) -> int:
     from feudo.v1 import game_pb2 as gpb
 
-    from ..advice import SearchOptions, advise, greedy_playouts
+    from ..advice import SearchOptions, advise
+    from .advisor import service_playouts
     from .convert import check_decision, observed_position, position_from
 
     position = _read_position(args)
@@ -119,9 +120,9 @@ def cmd_advise(args: argparse.Namespace) -> int:
         check_decision(observed)  # a seat not to act is told who is (NotToAct), not that the position is bad
         iterations = args.iterations
         algorithm = args.algorithm or "ismcts"
-        playouts = greedy_playouts(observed.game.num_players) if algorithm == "ismcts" else {}  # as the Advisor
         options = SearchOptions(iterations=iterations, seconds=args.seconds, threads=args.threads or 1,
-                                seed=args.seed, algorithm=algorithm, **playouts)
+                                seed=args.seed, algorithm=algorithm,
+                                **service_playouts(algorithm, observed.game.num_players))
         advice = advise(observed, args.seat, options)
     if args.json:
         print(json.dumps(advice.to_dict(), indent=2))
