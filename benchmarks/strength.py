@@ -22,8 +22,9 @@ result.
     python benchmarks/strength.py --suite issue14 --json                  # 400 games a pairing: ~18-28 hours
     python benchmarks/strength.py --suite issue14 --games 32 --json       # about 75 minutes on 2 cores
     python benchmarks/strength.py --suite issue14 --games 16 --json       # what fits an hour (~45 minutes)
-    python benchmarks/strength.py --suite issue14 --long --only "ismcts 1 s" --json   # 1 s vs 0.2 s, 400 games: ~7 hours
+    python benchmarks/strength.py --suite issue14 --long --only "ismcts 1 s" --json  # 1 s vs 0.2 s, 400 games: ~7 h
     python benchmarks/strength.py --suite issue14 --quick --json          # a smoke run, ~25 minutes
+    python benchmarks/strength.py --pool benchmarks/results/issue14_seed7[12]00_*.json   # pool earlier runs
 
 Its default seed, 1000, is the held-out one: the tuning of issue 14 used deal seeds in 5000-5999 only. Seconds a
 game, measured with ``--jobs 2`` on the shared 2-core machine (load average 7-9): the equal-time pairings'
@@ -40,6 +41,10 @@ ismcts --games 32 --jobs 2``) took 2,511 s: the equal-time ones as before, 10,00
 Since its 2-player playouts go to the end of the game (feudo_ai.advice.greedy_playouts), 10,000 vs 2,000
 iterations takes about 112 s a game (1,805 s for 32 games with ``--jobs 2``); the four 2-player ismcts pairings
 at ``--games 32`` took 2,597 s.
+
+``--pool FILE...`` plays nothing: it sums each pairing's games and scores over earlier ``--json`` outputs (runs of
+the same code on distinct deal seeds; a repeated seed is refused, as its deals are the same) and prints the pooled
+win rate and Wilson interval.
 """
 
 from __future__ import annotations
@@ -53,7 +58,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from feudo_ai.arena import ArenaError, TournamentConfig, run_tournament  # noqa: E402
+from feudo_ai.arena import ArenaError, TournamentConfig, run_tournament, wilson  # noqa: E402
 
 
 def pairings(quick: bool) -> list[dict]:
@@ -180,6 +185,81 @@ def run_pairing(pr: dict, seed: int, jobs: int, backend: str = "local", address:
     return res
 
 
+class PoolError(ValueError):
+    """A file given to ``--pool`` that cannot be pooled (the message names the file and the field)."""
+
+
+def pool_results(summaries: list[tuple[str, dict]]) -> dict:
+    """Pool the pairings of several strength runs (``(path, summary)`` pairs, as this script prints them with
+    ``--json``): each pairing's games and A's score summed over the runs, its Wilson 95% interval recomputed.
+
+    A pairing is known by its name; every run of it must agree on its bots and players. Each run of a pairing
+    must have its own deal seed: runs of one seed play the same deals (a prefix of one list), so pooling them
+    would count those games twice. Pool runs of the same code only: the files do not say which code played.
+
+    :raises PoolError: if a file is not a strength run, a field is missing or wrong, a pairing's bots or players
+        differ between runs, or a pairing's seed repeats.
+    """
+    pooled: dict[str, dict] = {}
+    for path, summary in summaries:
+        if not isinstance(summary, dict) or summary.get("benchmark") != "strength":
+            raise PoolError(f"{path}: benchmark: expected a strength run (\"benchmark\": \"strength\")")
+        seed = summary.get("seed")
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise PoolError(f"{path}: seed: expected an integer, got {seed!r}")
+        runs = summary.get("pairings")
+        if not isinstance(runs, list):
+            raise PoolError(f"{path}: pairings: expected a list")
+        for i, run in enumerate(runs):
+            where = f"{path}: pairings[{i}]"
+            if not isinstance(run, dict):
+                raise PoolError(f"{where}: expected an object")
+            for key, kind in (("name", str), ("a", str), ("b", str), ("players", int), ("games", int),
+                              ("score_a", (int, float))):
+                if not isinstance(run.get(key), kind) or isinstance(run.get(key), bool):
+                    raise PoolError(f"{where}.{key}: expected {getattr(kind, '__name__', 'a number')}, "
+                                    f"got {run.get(key)!r}")
+            if run["games"] < 1 or not 0 <= run["score_a"] <= run["games"]:
+                raise PoolError(f"{where}: expected games >= 1 and 0 <= score_a <= games, "
+                                f"got {run['games']} and {run['score_a']}")
+            into = pooled.setdefault(run["name"], {"name": run["name"], "a": run["a"], "b": run["b"],
+                                                   "players": run["players"], "games": 0, "score_a": 0.0,
+                                                   "seeds": []})
+            for key in ("a", "b", "players"):
+                if run[key] != into[key]:
+                    raise PoolError(f"{where}.{key}: {run['name']!r} was played with {into[key]!r} in an earlier "
+                                    f"file, here {run[key]!r}")
+            if seed in into["seeds"]:
+                raise PoolError(f"{where}: {run['name']!r} has seed {seed} twice (the same deals)")
+            into["seeds"].append(seed)
+            into["games"] += run["games"]
+            into["score_a"] += run["score_a"]
+            if run.get("target"):
+                into["target"] = run["target"]
+    out = []
+    for into in pooled.values():
+        lo, hi = wilson(into["score_a"], into["games"])
+        out.append({**into, "score_a": round(into["score_a"], 4),
+                    "win_rate_a": round(into["score_a"] / into["games"], 4),
+                    "wilson95": [round(lo, 4), round(hi, 4)], "fair_share": round(1 / into["players"], 3)})
+    return {"benchmark": "strength-pooled", "files": [path for path, _ in summaries],
+            "games": sum(p["games"] for p in out), "pairings": out}
+
+
+def _read_pool(paths: list[str]) -> list[tuple[str, dict]]:
+    """The summaries in ``paths``; :raises PoolError: naming a file that cannot be read as JSON."""
+    summaries = []
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as f:
+                summaries.append((path, json.load(f)))
+        except OSError as e:
+            raise PoolError(f"{path}: {e.strerror or e}") from None
+        except ValueError as e:
+            raise PoolError(f"{path}: not JSON ({e})") from None
+    return summaries
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="few games per pairing (about 4 minutes on 2 cores)")
@@ -198,7 +278,24 @@ def main(argv=None) -> int:
     ap.add_argument("--backend", choices=("local", "ray"), default="local", help="arena backend (default local)")
     ap.add_argument("--address", default=None, help="with --backend ray: the Ray cluster")
     ap.add_argument("--out", default=None, help="keep each pairing's arena directory under this directory")
+    ap.add_argument("--pool", nargs="+", default=None, metavar="FILE",
+                    help="play nothing: pool the pairings of these --json outputs (runs of the same code on distinct "
+                         "seeds) and print each pairing's games, score and Wilson interval over all of them")
     args = ap.parse_args(argv)
+    if args.pool:
+        try:
+            pooled = pool_results(_read_pool(args.pool))
+        except PoolError as e:
+            ap.error(f"--pool: {e}")
+        if args.json:
+            print(json.dumps(pooled, indent=2))
+        else:
+            for p in pooled["pairings"]:
+                lo, hi = p["wilson95"]
+                target = f"; target {p['target']}" if p.get("target") else ""
+                print(f"{p['name']}: {p['win_rate_a']:.3f} over {p['games']} games [{lo:.3f}, {hi:.3f}], "
+                      f"seeds {', '.join(map(str, p['seeds']))}{target}")
+        return 0
     if args.games is not None and args.games < 1:
         ap.error("--games: expected a positive integer")
     if args.jobs < 1:

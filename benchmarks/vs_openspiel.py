@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import random
 import sys
@@ -38,17 +37,8 @@ try:
 except ImportError:  # reported as a usage error by main()
     ismcts = None
 
+from feudo_ai.arena import wilson  # noqa: E402
 from feudo_ai.bots import make_bot  # noqa: E402
-
-
-def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return (0.0, 1.0)
-    p = successes / n
-    den = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def _timed_ismcts_class():

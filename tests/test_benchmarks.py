@@ -35,3 +35,45 @@ def test_strength_benchmark_rejects_bad_arguments() -> None:
         out = _run("benchmarks/strength.py", *args)
         assert out.returncode == 2 and "Traceback" not in out.stderr, (args, out.stderr)
         assert args[0] in out.stderr
+
+
+def _strength_run(path, seed: int, pairings: list[dict]) -> str:
+    summary = {"benchmark": "strength", "suite": "issue14", "quick": False, "seed": seed, "jobs": 2,
+               "games": sum(p["games"] for p in pairings), "pairings": pairings, "seconds": 1.0}
+    path.write_text(json.dumps(summary))
+    return str(path)
+
+
+def _pairing(name: str, games: int, score: float, a: str = "ismcts:seconds=0.1") -> dict:
+    return {"name": name, "a": a, "b": "pimc:seconds=0.1", "players": 2, "games": games, "score_a": score,
+            "win_rate_a": score / games, "wilson95": [0.0, 1.0], "target": ">= 0.68"}
+
+
+def test_strength_pool_sums_games_and_recomputes_the_interval(tmp_path) -> None:
+    first = _strength_run(tmp_path / "a.json", 7100, [_pairing("x vs y", 4, 3.0), _pairing("only here", 2, 1.5)])
+    second = _strength_run(tmp_path / "b.json", 7200, [_pairing("x vs y", 6, 5.0)])
+    out = _run("benchmarks/strength.py", "--pool", first, second, "--json")
+    assert out.returncode == 0, out.stderr
+    pooled = {p["name"]: p for p in json.loads(out.stdout)["pairings"]}
+    both = pooled["x vs y"]
+    # 8 of 10: the textbook Wilson 95% interval of 0.8 over 10 is [0.490, 0.943]
+    assert (both["games"], both["score_a"], both["seeds"]) == (10, 8.0, [7100, 7200])
+    assert both["win_rate_a"] == 0.8
+    assert [round(x, 3) for x in both["wilson95"]] == [0.490, 0.943]
+    assert (pooled["only here"]["games"], pooled["only here"]["seeds"]) == (2, [7100])
+
+
+def test_strength_pool_refuses_what_cannot_be_pooled(tmp_path) -> None:
+    base = _strength_run(tmp_path / "a.json", 7100, [_pairing("x vs y", 4, 3.0)])
+    same_seed = _strength_run(tmp_path / "b.json", 7100, [_pairing("x vs y", 4, 2.0)])
+    other_bot = _strength_run(tmp_path / "c.json", 7300, [_pairing("x vs y", 4, 2.0, a="ismcts:seconds=1")])
+    too_many = _strength_run(tmp_path / "d.json", 7400, [_pairing("x vs y", 4, 5.0)])
+    (tmp_path / "e.json").write_text("{not json")
+    (tmp_path / "f.json").write_text(json.dumps({"benchmark": "speed"}))
+    cases = [([base, same_seed], "seed 7100 twice"), ([base, other_bot], "pairings[0].a"),
+             ([too_many], "score_a"), ([str(tmp_path / "e.json")], "not JSON"),
+             ([str(tmp_path / "f.json")], "benchmark"), ([str(tmp_path / "missing.json")], "missing.json")]
+    for files, expected in cases:
+        out = _run("benchmarks/strength.py", "--pool", *files)
+        assert out.returncode == 2 and "Traceback" not in out.stderr, (files, out.stderr)
+        assert "--pool" in out.stderr and expected in out.stderr, (files, out.stderr)

@@ -331,8 +331,8 @@ def test_bad_clock_parameters_name_the_field(spec: str, field: str) -> None:
 # ---------------------------------------------------------------------------------------------------------------
 def test_levels_are_bots_of_growing_strength_by_construction() -> None:
     """easy: greedy with random mistakes; medium: greedy; hard: ismcts at 300 iterations a searched decision,
-    max: ismcts at 30,000, a hundred times hard's (ten times is worth only about 0.6; the measured rates between
-    the levels are in docs/search.md)."""
+    max: ismcts at 10,000 with the product's greedy playouts (the measured rates between the levels are in
+    docs/search.md)."""
     from feudo_ai.bots import BOTS, LEVELS
     from feudo_ai.greedy import GreedyBot
 
@@ -343,9 +343,13 @@ def test_levels_are_bots_of_growing_strength_by_construction() -> None:
     assert isinstance(bots["medium"], GreedyBot) and bots["medium"].epsilon == 0
     assert isinstance(bots["hard"], fast_search.ISMCTSBot) and isinstance(bots["max"], fast_search.ISMCTSBot)
     # the budgets measured in docs/search.md "Difficulty levels", with the search options pinned there
-    assert (bots["hard"].options.iterations, bots["max"].options.iterations) == (300, 30_000)
+    assert (bots["hard"].options.iterations, bots["max"].options.iterations) == (300, 10_000)
     assert all((bots[lv].options.c, bots[lv].options.exp3_gamma) == (0.2, 0.15) for lv in ("hard", "max"))
-    assert all((bots[lv].options.playout_greedy, bots[lv].options.playout_turns) == (0.0, 0) for lv in ("hard", "max"))
+    # hard: plain playouts in every game; max: greedy ones, to the end of a 2-player game, one turn in 3 or 4
+    assert all((bots["hard"].options_for(p).playout_greedy, bots["hard"].options_for(p).playout_turns) == (0.0, 0)
+               for p in (2, 3, 4))
+    assert [(bots["max"].options_for(p).playout_greedy, bots["max"].options_for(p).playout_turns)
+            for p in (2, 3, 4)] == [(1.0, 200), (1.0, 1), (1.0, 1)]
     assert bots["easy"].epsilon == 0.6
     hard2 = make_bot("hard:threads=2", 1)  # a level's own parameters can be overridden
     assert hard2.options.threads == 2 and hard2.options.iterations == bots["hard"].options.iterations
