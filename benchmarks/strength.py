@@ -19,32 +19,25 @@ result.
 
 ``--suite issue14`` is the table of issue 14 (strength that grows with thinking time, difficulty levels):
 
-    python benchmarks/strength.py --suite issue14 --json                  # 400 games a pairing: ~18-28 hours
-    python benchmarks/strength.py --suite issue14 --games 32 --json       # about 75 minutes on 2 cores
-    python benchmarks/strength.py --suite issue14 --games 16 --json       # what fits an hour (~45 minutes)
+    python benchmarks/strength.py --suite issue14 --json                  # 400 games a pairing: ~17 hours
+    python benchmarks/strength.py --suite issue14 --games 32 --json       # about 85 minutes on 2 cores
+    python benchmarks/strength.py --suite issue14 --games 16 --json       # what fits an hour: 2,496 s measured
     python benchmarks/strength.py --suite issue14 --long --only "ismcts 1 s" --json  # 1 s vs 0.2 s, 400 games: ~7 h
     python benchmarks/strength.py --suite issue14 --quick --json          # a smoke run, ~25 minutes
     python benchmarks/strength.py --pool benchmarks/results/issue14_seed7[12]00_*.json   # pool earlier runs
 
 Its default seed, 1000, is the held-out one: the tuning of issue 14 used deal seeds in 5000-5999 only. Seconds a
-game, measured with ``--jobs 2`` on the shared 2-core machine (load average 7-9): the equal-time pairings'
-searches take their wall time whatever the load (each seat has about 105 decisions with a choice a 2-player
-game): ismcts vs pimc 21 s, vs ismcts-v1 24 s, vs greedy about 16 s, 4 players 40-45 s; the iteration budgets
-scale with the load: 10,000 vs 2,000 iterations about 70 s (about a third unloaded), medium vs easy 7 s; 1 s vs
-0.2 s about 130 s. The levels of today (hard 300 iterations, max 30,000), measured one game at a time at load
-average about 4: hard vs medium about 1.2 s, max vs hard about 42 s (max thinks about 0.4 s a decision). With two
-games at a time, 400 games a pairing is about 16-20 hours under that load (max vs hard about 2.5-5 of them): it
-cannot fit an hour. ``--games 32`` (whole seat rotations in 2 and 4 players) took 3,291 s with ``--jobs 2``
-at load average 3-5 (``--games 16``: 2,012 s; max vs hard is a fifth to a quarter of either). Since the
-"ismcts" bot plays the greedy playouts (feudo_ai.advice.GREEDY_PLAYOUTS), its six pairings alone (``--only
-ismcts --games 32 --jobs 2``) took 2,511 s: the equal-time ones as before, 10,000 vs 2,000 iterations 494 s.
-Since its 2-player playouts go to the end of the game (feudo_ai.advice.greedy_playouts), 10,000 vs 2,000
-iterations takes about 112 s a game (1,805 s for 32 games with ``--jobs 2``); the four 2-player ismcts pairings
-at ``--games 32`` took 2,597 s.
+game with ``--jobs 2``, the 2 cores to the run (seed 7400; docs/search.md, "The hour run, held out"): equal time
+0.1 s a decision, 2 players 18.5-19 s, 4 players 38-39 s (a search takes its wall time whatever the load), vs
+greedy 10.7 s; iteration budgets, whose time grows with the load: 10,000 vs 2,000 iterations about 103 s (112 s
+at seed 7100), medium vs easy 0.5 s, hard vs medium 0.6 s, max vs hard 78 s (``max`` is the ismcts bot at 10,000
+iterations); with ``--long``, 1 s vs 0.2 s about 130 s (seed 7300). The whole ``--games 16`` run took 2,496 s,
+so it fits an hour; ``--games 32`` takes about twice that. 400 games a pairing take about 17 hours, and 7 more
+for the 1 s vs 0.2 s pairing: they cannot fit an hour.
 
 ``--pool FILE...`` plays nothing: it sums each pairing's games and scores over earlier ``--json`` outputs (runs of
 the same code on distinct deal seeds; a repeated seed is refused, as its deals are the same) and prints the pooled
-win rate and Wilson interval.
+win rate and Wilson interval; with ``--only`` just the pairings named.
 """
 
 from __future__ import annotations
@@ -284,9 +277,17 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.pool:
         try:
-            pooled = pool_results(_read_pool(args.pool))
+            summaries = _read_pool(args.pool)
+            if args.only:  # only the pairings named, from every file (a file may hold others of other code)
+                summaries = [(path, {**summary, "pairings": [
+                    p for p in summary.get("pairings") or [] if isinstance(p, dict)
+                    and any(text in str(p.get("name")) for text in args.only)]})
+                    for path, summary in summaries]
+            pooled = pool_results(summaries)
         except PoolError as e:
             ap.error(f"--pool: {e}")
+        if not pooled["pairings"]:
+            ap.error("--pool: no pairing to pool" + (f" whose name contains any of {args.only!r}" if args.only else ""))
         if args.json:
             print(json.dumps(pooled, indent=2))
         else:

@@ -61,6 +61,9 @@ def test_strength_pool_sums_games_and_recomputes_the_interval(tmp_path) -> None:
     assert both["win_rate_a"] == 0.8
     assert [round(x, 3) for x in both["wilson95"]] == [0.490, 0.943]
     assert (pooled["only here"]["games"], pooled["only here"]["seeds"]) == (2, [7100])
+    out = _run("benchmarks/strength.py", "--pool", first, second, "--only", "only", "--json")
+    assert out.returncode == 0, out.stderr
+    assert [p["name"] for p in json.loads(out.stdout)["pairings"]] == ["only here"]
 
 
 def test_strength_pool_refuses_what_cannot_be_pooled(tmp_path) -> None:
@@ -72,7 +75,8 @@ def test_strength_pool_refuses_what_cannot_be_pooled(tmp_path) -> None:
     (tmp_path / "f.json").write_text(json.dumps({"benchmark": "speed"}))
     cases = [([base, same_seed], "seed 7100 twice"), ([base, other_bot], "pairings[0].a"),
              ([too_many], "score_a"), ([str(tmp_path / "e.json")], "not JSON"),
-             ([str(tmp_path / "f.json")], "benchmark"), ([str(tmp_path / "missing.json")], "missing.json")]
+             ([str(tmp_path / "f.json")], "benchmark"), ([str(tmp_path / "missing.json")], "missing.json"),
+             ([base, "--only", "nothing like it"], "no pairing to pool")]
     for files, expected in cases:
         out = _run("benchmarks/strength.py", "--pool", *files)
         assert out.returncode == 2 and "Traceback" not in out.stderr, (files, out.stderr)
