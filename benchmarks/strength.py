@@ -276,6 +276,10 @@ def main(argv=None) -> int:
                          "seeds) and print each pairing's games, score and Wilson interval over all of them")
     args = ap.parse_args(argv)
     if args.pool:
+        played = [flag for flag, given in (("--games", args.games is not None), ("--quick", args.quick),
+                                           ("--long", args.long), ("--out", args.out is not None)) if given]
+        if played:
+            ap.error(f"--pool plays nothing: {', '.join(played)} cannot go with it")
         try:
             summaries = _read_pool(args.pool)
             if args.only:  # only the pairings named, from every file (a file may hold others of other code)

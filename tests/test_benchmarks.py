@@ -76,7 +76,7 @@ def test_strength_pool_refuses_what_cannot_be_pooled(tmp_path) -> None:
     cases = [([base, same_seed], "seed 7100 twice"), ([base, other_bot], "pairings[0].a"),
              ([too_many], "score_a"), ([str(tmp_path / "e.json")], "not JSON"),
              ([str(tmp_path / "f.json")], "benchmark"), ([str(tmp_path / "missing.json")], "missing.json"),
-             ([base, "--only", "nothing like it"], "no pairing to pool")]
+             ([base, "--only", "nothing like it"], "no pairing to pool"), ([base, "--games", "4"], "--games")]
     for files, expected in cases:
         out = _run("benchmarks/strength.py", "--pool", *files)
         assert out.returncode == 2 and "Traceback" not in out.stderr, (files, out.stderr)
