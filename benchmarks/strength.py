@@ -182,16 +182,17 @@ class PoolError(ValueError):
     """A file given to ``--pool`` that cannot be pooled (the message names the file and the field)."""
 
 
-def pool_results(summaries: list[tuple[str, dict]]) -> dict:
+def pool_results(summaries: list[tuple[str, dict]], only: list[str] | None = None) -> dict:
     """Pool the pairings of several strength runs (``(path, summary)`` pairs, as this script prints them with
     ``--json``): each pairing's games and A's score summed over the runs, its Wilson 95% interval recomputed.
+    With ``only``, just the pairings whose name contains one of its texts (a file may hold others, of other code).
 
     A pairing is known by its name; every run of it must agree on its bots and players. Each run of a pairing
     must have its own deal seed: runs of one seed play the same deals (a prefix of one list), so pooling them
     would count those games twice. Pool runs of the same code only: the files do not say which code played.
 
     :raises PoolError: if a file is not a strength run, a field is missing or wrong, a pairing's bots or players
-        differ between runs, or a pairing's seed repeats.
+        differ between runs, a pairing's seed repeats, or no pairing is left to pool.
     """
     pooled: dict[str, dict] = {}
     for path, summary in summaries:
@@ -215,6 +216,8 @@ def pool_results(summaries: list[tuple[str, dict]]) -> dict:
             if run["games"] < 1 or not 0 <= run["score_a"] <= run["games"]:
                 raise PoolError(f"{where}: expected games >= 1 and 0 <= score_a <= games, "
                                 f"got {run['games']} and {run['score_a']}")
+            if only and not any(text in run["name"] for text in only):
+                continue
             into = pooled.setdefault(run["name"], {"name": run["name"], "a": run["a"], "b": run["b"],
                                                    "players": run["players"], "games": 0, "score_a": 0.0,
                                                    "seeds": []})
@@ -229,6 +232,8 @@ def pool_results(summaries: list[tuple[str, dict]]) -> dict:
             into["score_a"] += run["score_a"]
             if run.get("target"):
                 into["target"] = run["target"]
+    if not pooled:
+        raise PoolError("no pairing to pool" + (f" whose name contains any of {only!r}" if only else ""))
     out = []
     for into in pooled.values():
         lo, hi = wilson(into["score_a"], into["games"])
@@ -281,17 +286,9 @@ def main(argv=None) -> int:
         if played:
             ap.error(f"--pool plays nothing: {', '.join(played)} cannot go with it")
         try:
-            summaries = _read_pool(args.pool)
-            if args.only:  # only the pairings named, from every file (a file may hold others of other code)
-                summaries = [(path, {**summary, "pairings": [
-                    p for p in summary.get("pairings") or [] if isinstance(p, dict)
-                    and any(text in str(p.get("name")) for text in args.only)]})
-                    for path, summary in summaries]
-            pooled = pool_results(summaries)
+            pooled = pool_results(_read_pool(args.pool), only=args.only)
         except PoolError as e:
             ap.error(f"--pool: {e}")
-        if not pooled["pairings"]:
-            ap.error("--pool: no pairing to pool" + (f" whose name contains any of {args.only!r}" if args.only else ""))
         if args.json:
             print(json.dumps(pooled, indent=2))
         else:

@@ -162,8 +162,8 @@ BOTS: dict[str, Callable[..., Bot]] = {
 # level plays the same on any machine; parameters given after a level's name override its own (``hard:threads=2``).
 # hard keeps the plain playouts it was measured with: 300 iterations of them still beat the greedy player.
 # max is the product's own search (the "ismcts" bot's greedy playouts, their horizon by the game's players) at
-# 10,000 iterations: the strongest the product plays in under a second a decision, stronger than the default
-# "ismcts" (5,000) and than the max of before (30,000 plain iterations), which it beat (docs/search.md).
+# 10,000 iterations, twice the default "ismcts"'s, under a second a decision; it beat the max of before (30,000
+# plain iterations), which the default "ismcts" itself outplays (docs/search.md, "Difficulty levels").
 LEVELS: dict[str, str] = {
     "easy": "greedy:epsilon=0.6",  # the greedy player, six decisions in ten at random
     "medium": "greedy",  # the one-ply heuristic player: no search, instant

@@ -326,8 +326,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="feudo", description="Feudo AI: rules engine, bots and tools.",
         epilog="Difficulty levels, usable wherever a bot is named (--bots, feudo arena, hosted matches): easy "
                "(greedy with random mistakes), medium (greedy), hard (ismcts, 300 iterations a decision), max "
-               "(ismcts, 10,000, greedy playouts); each beats the one below (docs/search.md). ismcts:game_seconds=600 gives a bot a "
-               "clock for the whole game.")
+               "(ismcts, 10,000, greedy playouts); each beats the one below (docs/search.md). "
+               "ismcts:game_seconds=600 gives a bot a clock for the whole game.")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("selfplay", help="bots play each other; one game is printed turn by turn",

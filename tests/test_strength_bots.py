@@ -346,10 +346,11 @@ def test_levels_are_bots_of_growing_strength_by_construction() -> None:
     assert (bots["hard"].options.iterations, bots["max"].options.iterations) == (300, 10_000)
     assert all((bots[lv].options.c, bots[lv].options.exp3_gamma) == (0.2, 0.15) for lv in ("hard", "max"))
     # hard: plain playouts in every game; max: greedy ones, to the end of a 2-player game, one turn in 3 or 4
-    assert all((bots["hard"].options_for(p).playout_greedy, bots["hard"].options_for(p).playout_turns) == (0.0, 0)
-               for p in (2, 3, 4))
-    assert [(bots["max"].options_for(p).playout_greedy, bots["max"].options_for(p).playout_turns)
-            for p in (2, 3, 4)] == [(1.0, 200), (1.0, 1), (1.0, 1)]
+    def playouts(level: str) -> list[tuple[float, int]]:
+        return [(o.playout_greedy, o.playout_turns) for o in map(bots[level].options_for, (2, 3, 4))]
+
+    assert playouts("hard") == [(0.0, 0)] * 3
+    assert playouts("max") == [(1.0, 200), (1.0, 1), (1.0, 1)]
     assert bots["easy"].epsilon == 0.6
     hard2 = make_bot("hard:threads=2", 1)  # a level's own parameters can be overridden
     assert hard2.options.threads == 2 and hard2.options.iterations == bots["hard"].options.iterations
