@@ -442,6 +442,9 @@ def test_strength_benchmark_issue14_suite() -> None:
     long = strength.issue14_pairings(False, long=True)
     assert len(long) == 10 and long[-1]["a"] == "ismcts:seconds=1" and long[-1]["b"] == "ismcts:seconds=0.2"
     assert all(p["games"] >= 400 for p in strength.issue14_pairings(False))
+    # every run, full or --quick, plays whole seat rotations (A from every seat of each deal)
+    for quick in (False, True):
+        assert all(p["games"] % p["players"] == 0 for p in strength.issue14_pairings(quick, long=True))
     out = subprocess.run([sys.executable, "benchmarks/strength.py", "--suite", "issue14", "--only", "medium vs easy",
                           "--games", "2", "--jobs", "1", "--json"], cwd=root, capture_output=True, text=True,
                          timeout=600)
