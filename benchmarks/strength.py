@@ -23,7 +23,7 @@ result.
     python benchmarks/strength.py --suite issue14 --games 32 --json       # about 85 minutes on 2 cores
     python benchmarks/strength.py --suite issue14 --games 16 --json       # what fits an hour: 2,496 s measured
     python benchmarks/strength.py --suite issue14 --long --only "ismcts 1 s" --json  # 1 s vs 0.2 s, 400 games: ~7 h
-    python benchmarks/strength.py --suite issue14 --quick --json          # a smoke run, 44 games: ~15 minutes
+    python benchmarks/strength.py --suite issue14 --quick --json          # a smoke run, 44 games: 468 s
     python benchmarks/strength.py --pool benchmarks/results/issue14_seed7[12]00_*.json   # pool earlier runs
 
 Its default seed, 1000, is the held-out one: the tuning of issue 14 used deal seeds in 5000-5999 only. Seconds a
