@@ -124,7 +124,7 @@ def issue14_pairings(quick: bool, long: bool = False) -> list[dict]:
     module docstring.
     """
     t = 0.1
-    g2, g4, lv, slow, lg = (4, 4, 10, 2, 2) if quick else (400, 400, 400, 400, 400)
+    g2, g4, lv, slow, lg = (4, 4, 10, 2, 2) if quick else (400,) * 5
     ism, pim, v1 = f"ismcts:seconds={t}", f"pimc:seconds={t}", f"ismcts-v1:seconds={t}"
     out = [
         {"name": f"ismcts vs pimc (2p, equal time {t} s)", "a": ism, "b": pim, "players": 2, "games": g2,

@@ -72,9 +72,9 @@ RESERVE_SAMPLES = 256  # recent answers the reserve is learned from
 RESERVE_DEFAULT = 0.03  # seconds reserved until RESERVE_MIN_SAMPLES answers are measured
 RESERVE_MIN_SAMPLES = 16
 # A bound on one C worker's iterations a second, used only to size a timed search's node pool so it never fills:
-# SearchOptions' plain playouts run about 110,000 (benchmarks/fast_search_speed.py --playouts), the greedy ones the
-# service plays with far fewer (about 39,000 for one more turn, 12,000 to the end of a 2-player game), so the pool
-# is larger than their trees need, never smaller.
+# above the plain playouts' rate, and the greedy ones the service plays with are several times slower
+# (`python benchmarks/fast_search_speed.py --playouts --json`; docs/search.md, "Greedy playouts made cheap"), so the
+# pool is larger than their trees need, never smaller.
 ITERATIONS_PER_SECOND = 150_000
 
 
