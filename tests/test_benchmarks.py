@@ -4,6 +4,7 @@ strength target is asserted here; the targets live in the benchmarks' own output
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -81,3 +82,44 @@ def test_strength_pool_refuses_what_cannot_be_pooled(tmp_path) -> None:
         out = _run("benchmarks/strength.py", "--pool", *files)
         assert out.returncode == 2 and "Traceback" not in out.stderr, (files, out.stderr)
         assert "--pool" in out.stderr and expected in out.stderr, (files, out.stderr)
+
+
+def _arena_records(out, players: int, games: int) -> str:
+    done = _run("-m", "feudo_ai", "arena", "--bots", "greedy,greedy:epsilon=0.5", "--players", str(players),
+                "--format", "gauntlet", "--games", str(games), "--seed", "2", "--jobs", "1", "--out", str(out),
+                "--no-progress", "--json")
+    assert done.returncode == 0, done.stderr
+    return str(out)
+
+
+def test_evaluation_calibration_scores_the_c_evaluation_as_a_forecast(tmp_path) -> None:
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    try:
+        import evaluation_calibration as calibration
+    finally:
+        sys.path.remove(os.path.join(ROOT, "benchmarks"))
+    records = calibration.records_of([_arena_records(tmp_path / "a", 3, 3)])
+    result = calibration.calibrate(records, grid=(0.5, 1e5))
+    assert result["games"] == 3 and result["players"] == 3 and result["shipped_temperature"] == 1.0
+    assert result["by_turn"]["1"]["positions"] == 3  # one start of turn 1 a game
+    assert result["overall"]["positions"] == sum(s["positions"] for s in result["by_turn"].values())
+    assert {int(t) for t in result["by_turn"]} <= set(range(1, 11))
+    # at a huge temperature every seat gets 1/3 whatever the scores: the NLL of knowing nothing, at every turn
+    for summary in [result["overall"], *result["by_turn"].values()]:
+        assert math.isclose(summary["nll_by_temperature"]["100000"], math.log(3), abs_tol=1e-3)
+        assert summary["nll_best"] == min(summary["nll_by_temperature"].values())
+        assert summary["nll_shipped"] == summary["nll_by_temperature"]["1"]
+
+
+def test_evaluation_calibration_cli(tmp_path) -> None:
+    two = _arena_records(tmp_path / "two", 2, 2)
+    out = _run("benchmarks/evaluation_calibration.py", "--json", two)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["games"] == 2 and result["players"] == 2
+    assert math.isclose(result["nll_uniform"], math.log(2), abs_tol=1e-4)
+    three = _arena_records(tmp_path / "three", 3, 3)
+    for args, message in (([str(tmp_path)], "no arena records"), ([two, three], "one number of players")):
+        out = _run("benchmarks/evaluation_calibration.py", *args)
+        assert out.returncode == 2 and "Traceback" not in out.stderr, (args, out.stderr)
+        assert message in out.stderr, (args, out.stderr)
