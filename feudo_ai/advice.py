@@ -260,7 +260,10 @@ class Alternative:
     action: int
     text: str
     visits: int
-    win_probability: float  # the seat's mean reward through this action (R19 returns or evaluated ones)
+    # the seat's mean reward through this action (R19 returns or evaluated ones); in 3-4 players mostly the
+    # hand-made evaluation, overconfident there (docs/search.md, the evaluation's calibration): a ranking, not a
+    # calibrated probability
+    win_probability: float
 
     def __str__(self) -> str:
         return f"{self.text} ({self.visits} visits, {self.win_probability:.1%})"
