@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import numpy as np  # noqa: E402
 
-from engine import GameRecord  # noqa: E402
+from engine import FeudoError, GameRecord  # noqa: E402
 from engine.core import to_core  # noqa: E402
 from feudo_ai.advice import SearchOptions  # noqa: E402
 
@@ -46,7 +46,10 @@ def turn_starts(record: GameRecord) -> tuple[list, list[float]]:
 
 
 def calibrate(records: list[GameRecord], grid=GRID) -> dict:
-    """Mean NLL of the C evaluation per turn and over the game, at each temperature of ``grid`` and ``SHIPPED``."""
+    """Mean NLL of the C evaluation per turn and over the game, at each temperature of ``grid`` and ``SHIPPED``.
+
+    :raises ValueError: records of more than one number of players.
+    :raises IllegalActionError: a record whose actions do not replay."""
     from feudo_ai._feudo_game import evaluate_state
     from feudo_ai.train import cross_entropy
 
@@ -84,7 +87,8 @@ def calibrate(records: list[GameRecord], grid=GRID) -> dict:
 def records_of(dirs: list[str]) -> list[GameRecord]:
     """The game records of arena ``--out`` directories (``records/game-*.json``).
 
-    :raises ValueError: a directory without records."""
+    :raises ValueError: a directory without records, or a record that is not JSON.
+    :raises DataFileError: a record that is not a game record."""
     out = []
     for d in dirs:
         paths = sorted(Path(d, "records").glob("game-*.json"))
@@ -103,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         result = calibrate(records_of(args.dirs))
-    except (ValueError, OSError) as e:
+    except (ValueError, OSError, FeudoError) as e:
         print(f"evaluation_calibration: error: {e}", file=sys.stderr)
         return 2
     if args.json:

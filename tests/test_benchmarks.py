@@ -119,7 +119,11 @@ def test_evaluation_calibration_cli(tmp_path) -> None:
     assert result["games"] == 2 and result["players"] == 2
     assert math.isclose(result["nll_uniform"], math.log(2), abs_tol=1e-4)
     three = _arena_records(tmp_path / "three", 3, 3)
-    for args, message in (([str(tmp_path)], "no arena records"), ([two, three], "one number of players")):
+    bad = tmp_path / "bad" / "records"
+    bad.mkdir(parents=True)
+    (bad / "game-00000.json").write_text('{"format": "feudo-game/1"}', encoding="utf-8")
+    for args, message in (([str(tmp_path)], "no arena records"), ([two, three], "one number of players"),
+                          ([str(bad.parent)], "game-00000.json")):
         out = _run("benchmarks/evaluation_calibration.py", *args)
         assert out.returncode == 2 and "Traceback" not in out.stderr, (args, out.stderr)
         assert message in out.stderr, (args, out.stderr)
