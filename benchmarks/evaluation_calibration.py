@@ -20,7 +20,6 @@ import json
 import math
 import os
 import sys
-from pathlib import Path
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
@@ -54,10 +53,10 @@ def calibrate(records: list[GameRecord], grid=GRID) -> dict:
     from feudo_ai.train import cross_entropy
 
     temps = sorted({float(t) for t in grid} | {SHIPPED})
-    if len({r.players for r in records}) > 1:
-        raise ValueError(f"records: expected games of one number of players, got "
-                         f"{sorted({r.players for r in records})}")
-    n = records[0].players if records else 0
+    counts = sorted({r.players for r in records})
+    if len(counts) > 1:
+        raise ValueError(f"records: expected games of one number of players, got {counts}")
+    n = counts[0] if counts else 0
     # per turn: the returns of each position's game, and the evaluation's rewards at each temperature
     returns: dict[int, list[list[float]]] = {}
     rewards: dict[int, dict[float, list[list[float]]]] = {}
@@ -85,17 +84,24 @@ def calibrate(records: list[GameRecord], grid=GRID) -> dict:
 
 
 def records_of(dirs: list[str]) -> list[GameRecord]:
-    """The game records of arena ``--out`` directories (``records/game-*.json``).
+    """The records of the finished games of arena ``--out`` directories: those ``games.jsonl`` lists (a run
+    killed between a record and its line leaves an orphan record, which is not a finished game).
 
-    :raises ValueError: a directory without records, or a record that is not JSON.
-    :raises DataFileError: a record that is not a game record."""
+    :raises ValueError: a directory without ``games.jsonl``, or a line of it that names no record.
+    :raises DataFileError: a record that is not a readable game record (its path in the message)."""
+    from feudo_ai.arena.results import ResultStore
+
     out = []
     for d in dirs:
-        paths = sorted(Path(d, "records").glob("game-*.json"))
-        if not paths:
-            raise ValueError(f"{d}: no arena records (records/game-*.json)")
-        for p in paths:
-            out.append(GameRecord.from_dict(json.loads(p.read_text(encoding="utf-8")), source=str(p)))
+        store = ResultStore(d)
+        if not store.games_path.is_file():
+            raise ValueError(f"{d}: not an arena --out directory (no {store.games_path.name})")
+        lines = [line for line in store.games_path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        for i, line in enumerate(lines, 1):
+            record = json.loads(line).get("record")
+            if not isinstance(record, str):
+                raise ValueError(f"{store.games_path}:{i}: expected a game line with its record's path")
+            out.append(GameRecord.load(store.dir / record))
     return out
 
 

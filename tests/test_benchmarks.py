@@ -119,11 +119,15 @@ def test_evaluation_calibration_cli(tmp_path) -> None:
     assert result["games"] == 2 and result["players"] == 2
     assert math.isclose(result["nll_uniform"], math.log(2), abs_tol=1e-4)
     three = _arena_records(tmp_path / "three", 3, 3)
-    bad = tmp_path / "bad" / "records"
-    bad.mkdir(parents=True)
-    (bad / "game-00000.json").write_text('{"format": "feudo-game/1"}', encoding="utf-8")
-    for args, message in (([str(tmp_path)], "no arena records"), ([two, three], "one number of players"),
-                          ([str(bad.parent)], "game-00000.json")):
+    bad = tmp_path / "bad"
+    (bad / "records").mkdir(parents=True)
+    (bad / "records" / "game-00000.json").write_text('{"format": "feudo-game/1"}', encoding="utf-8")
+    (bad / "games.jsonl").write_text('{"index": 0, "record": "records/game-00000.json"}\n', encoding="utf-8")
+    orphan = tmp_path / "orphan"
+    (orphan / "records").mkdir(parents=True)
+    (orphan / "games.jsonl").write_text('{"index": 0}\n', encoding="utf-8")
+    for args, message in (([str(tmp_path)], "no games.jsonl"), ([two, three], "one number of players"),
+                          ([str(bad)], "game-00000.json"), ([str(orphan)], "games.jsonl:1")):
         out = _run("benchmarks/evaluation_calibration.py", *args)
         assert out.returncode == 2 and "Traceback" not in out.stderr, (args, out.stderr)
         assert message in out.stderr, (args, out.stderr)
