@@ -84,10 +84,13 @@ def calibrate(records: list[GameRecord], grid=GRID) -> dict:
 
 
 def records_of(dirs: list[str]) -> list[GameRecord]:
-    """The records of the finished games of arena ``--out`` directories: those ``games.jsonl`` lists (a run
-    killed between a record and its line leaves an orphan record, which is not a finished game).
+    """The records of the finished games of arena ``--out`` directories, as the arena reads them
+    (:meth:`feudo_ai.arena.results.ResultStore.finished_lines`): the games ``games.jsonl`` lists, without a torn
+    last line (a run killed while writing it); a run killed between a record and its line leaves an orphan
+    record, which is not a finished game either.
 
     :raises ValueError: a directory without ``games.jsonl``, or a line of it that names no record.
+    :raises ArenaError: a line of ``games.jsonl`` that is not JSON (but the last) or not a JSON object.
     :raises DataFileError: a record that is not a readable game record (its path in the message)."""
     from feudo_ai.arena.results import ResultStore
 
@@ -96,9 +99,9 @@ def records_of(dirs: list[str]) -> list[GameRecord]:
         store = ResultStore(d)
         if not store.games_path.is_file():
             raise ValueError(f"{d}: not an arena --out directory (no {store.games_path.name})")
-        lines = [line for line in store.games_path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        lines, _torn = store.finished_lines()
         for i, line in enumerate(lines, 1):
-            record = json.loads(line).get("record")
+            record = line.get("record")
             if not isinstance(record, str):
                 raise ValueError(f"{store.games_path}:{i}: expected a game line with its record's path")
             out.append(GameRecord.load(store.dir / record))

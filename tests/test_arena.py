@@ -189,6 +189,25 @@ def test_interrupted_run_resumes_to_the_same_result(reference, tmp_path):
     assert third.played_now == 0 and strip_timing(third.summary) == strip_timing(reference.summary)
 
 
+def test_finished_lines_reads_without_mending_and_load_results_mends(reference, tmp_path):
+    store = ResultStore(tmp_path)
+    assert store.finished_lines() == ([], False)  # no games.jsonl: no games
+    whole = (reference.out / "games.jsonl").read_text(encoding="utf-8")
+    store.games_path.write_text(whole + '{"index": 5, "tab', encoding="utf-8")
+    lines, torn = store.finished_lines()
+    assert torn and [json.loads(x) for x in whole.splitlines()] == lines
+    assert store.games_path.read_text(encoding="utf-8") == whole + '{"index": 5, "tab'  # read only
+    results = store.load_results(build_schedule(_config()))
+    assert sorted(results) == sorted(r["index"] for r in lines)
+    assert store.games_path.read_text(encoding="utf-8") == whole  # the torn line is gone, the rest unchanged
+    store.games_path.write_text('[1, 2]\n' + whole, encoding="utf-8")
+    with pytest.raises(ArenaError, match="games.jsonl line 1: expected a JSON object"):
+        store.finished_lines()
+    store.games_path.write_text('{"index": 5, "tab\n' + whole, encoding="utf-8")
+    with pytest.raises(ArenaError, match=r"--resume .*games.jsonl line 1: not JSON"):
+        store.load_results(build_schedule(_config()))
+
+
 # -- bad input: clear errors before any game --------------------------------------------------------------------
 @pytest.mark.parametrize("kw,field", [
     (dict(bots=("random", "nosuchbot")), "nosuchbot"),

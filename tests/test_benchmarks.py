@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 
@@ -126,8 +127,21 @@ def test_evaluation_calibration_cli(tmp_path) -> None:
     orphan = tmp_path / "orphan"
     (orphan / "records").mkdir(parents=True)
     (orphan / "games.jsonl").write_text('{"index": 0}\n', encoding="utf-8")
+    # a run killed while writing its last line: that game is not finished and not read, the file is left as it is
+    torn = tmp_path / "torn"
+    shutil.copytree(two, torn)
+    whole = (torn / "games.jsonl").read_text(encoding="utf-8")
+    (torn / "games.jsonl").write_text(whole + '{"index": 2, "tab', encoding="utf-8")
+    out = _run("benchmarks/evaluation_calibration.py", "--json", str(torn))
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["games"] == 2
+    assert (torn / "games.jsonl").read_text(encoding="utf-8") == whole + '{"index": 2, "tab'
+    middle = tmp_path / "middle"  # a torn line with whole lines after it is a broken file, not a killed run
+    shutil.copytree(two, middle)
+    (middle / "games.jsonl").write_text('{"index": 2, "tab\n' + whole, encoding="utf-8")
     for args, message in (([str(tmp_path)], "no games.jsonl"), ([two, three], "one number of players"),
-                          ([str(bad)], "game-00000.json"), ([str(orphan)], "games.jsonl:1")):
+                          ([str(bad)], "game-00000.json"), ([str(orphan)], "games.jsonl:1"),
+                          ([str(middle)], "games.jsonl line 1: not JSON")):
         out = _run("benchmarks/evaluation_calibration.py", *args)
         assert out.returncode == 2 and "Traceback" not in out.stderr, (args, out.stderr)
         assert message in out.stderr, (args, out.stderr)

@@ -198,32 +198,50 @@ class ResultStore:
         self.records_dir.mkdir(parents=True, exist_ok=True)
         return config
 
-    def load_results(self, schedule: Schedule) -> dict[int, dict]:
-        """The finished games, checked against the schedule; a torn last line (a killed run) is dropped."""
+    def finished_lines(self, src: str | None = None) -> tuple[list[dict], bool]:
+        """The lines of ``games.jsonl`` (the finished games, each a dict with its record's path), in order, and
+        whether a torn last line was left out (a run killed while writing it: that game is not finished). Reads
+        only: :meth:`load_results` is the one that mends the file. No ``games.jsonl``: no lines.
+
+        :param src: what the error messages name first (default: the directory).
+        :raises ArenaError: a line before the last that is not JSON, or a line that is not a JSON object."""
+        src = str(self.dir) if src is None else src
         if not self.games_path.exists():
-            return {}
+            return [], False
         lines = self.games_path.read_text(encoding="utf-8").splitlines()
-        results: dict[int, dict] = {}
-        good: list[str] = []
+        parsed: list[dict] = []
         for i, line in enumerate(lines):
             try:
                 r = json.loads(line)
             except ValueError:
                 if i == len(lines) - 1:
-                    break  # the run was killed while writing this line: that game is not finished
-                raise ArenaError(f"--resume {self.dir}: games.jsonl line {i + 1}: not JSON") from None
-            idx = r.get("index") if isinstance(r, dict) else None
+                    return parsed, True
+                raise ArenaError(f"{src}: {self.games_path.name} line {i + 1}: not JSON") from None
+            if not isinstance(r, dict):
+                raise ArenaError(f"{src}: {self.games_path.name} line {i + 1}: expected a JSON object")
+            parsed.append(r)
+        return parsed, False
+
+    def load_results(self, schedule: Schedule) -> dict[int, dict]:
+        """The finished games, checked against the schedule; a torn last line (a killed run) is dropped, and the
+        file rewritten without it so the games played next are appended after a whole line.
+
+        :raises ArenaError: a line that is not JSON (but the last), or does not match the schedule."""
+        src = f"--resume {self.dir}"
+        lines, torn = self.finished_lines(src)
+        results: dict[int, dict] = {}
+        for i, r in enumerate(lines):
+            idx = r.get("index")
             if not isinstance(idx, int) or not 0 <= idx < len(schedule.games):
-                raise ArenaError(f"--resume {self.dir}: games.jsonl line {i + 1}: index not in this tournament")
+                raise ArenaError(f"{src}: games.jsonl line {i + 1}: index not in this tournament")
             expected = schedule.games[idx].to_dict()
             if any(r.get(k) != v for k, v in expected.items()):
-                raise ArenaError(f"--resume {self.dir}: games.jsonl line {i + 1}: game {idx} does not match the "
+                raise ArenaError(f"{src}: games.jsonl line {i + 1}: game {idx} does not match the "
                                  f"schedule (another tournament's results?)")
             results[idx] = r
-            good.append(line)
-        if len(good) != len(lines):  # rewrite without the torn line before appending after it
+        if torn:  # rewrite without the torn line before appending after it
             tmp = self.games_path.with_suffix(".tmp")
-            tmp.write_text("".join(g + "\n" for g in good), encoding="utf-8")
+            tmp.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
             os.replace(tmp, self.games_path)
         return results
 
