@@ -36,8 +36,9 @@ so it fits an hour; ``--games 32`` takes about twice that. 400 games a pairing t
 for the 1 s vs 0.2 s pairing: they cannot fit an hour.
 
 ``--pool FILE...`` plays nothing: it sums each pairing's games and scores over earlier ``--json`` outputs (runs of
-the same code on distinct deal seeds; a repeated seed is refused, as its deals are the same) and prints the pooled
-win rate and Wilson interval; with ``--only`` just the pairings named.
+the same code on distinct deal seeds; a repeated seed is refused, as its deals are the same, and so are runs whose
+bots played with other search options, ``a_options`` and ``b_options`` in each pairing) and prints the pooled win
+rate and Wilson interval; with ``--only`` just the pairings named.
 """
 
 from __future__ import annotations
@@ -156,9 +157,24 @@ def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
 
 
+def played_options(spec: str, players: int) -> dict | None:
+    """The search options (``SearchOptions.to_dict()``) the bot of ``spec`` plays with in a game of ``players``,
+    as its ``options_for`` resolves its defaults (the product's change with the code, a spec's text does not);
+    None for a bot that does not search. Recorded in each pairing (``a_options``, ``b_options``) so that
+    ``--pool`` never sums runs of one spec that played differently.
+
+    :raises ValueError: a bad spec (naming it)."""
+    from feudo_ai.bots import make_bot
+
+    bot = make_bot(spec, 0)
+    options_for = getattr(bot, "options_for", None)
+    return options_for(players).to_dict() if options_for is not None else None
+
+
 def run_pairing(pr: dict, seed: int, jobs: int, backend: str = "local", address: str | None = None,
                 out: str | None = None) -> dict:
-    """One pairing as an arena run (a two-entrant gauntlet); A's result in the benchmark's JSON shape."""
+    """One pairing as an arena run (a two-entrant gauntlet); A's result in the benchmark's JSON shape, with the
+    search options each side played with (:func:`played_options`)."""
     config = TournamentConfig(bots=(pr["a"], pr["b"]), players=pr["players"], games=pr["games"], seed=seed,
                               format="gauntlet")
     started = time.perf_counter()
@@ -171,7 +187,8 @@ def run_pairing(pr: dict, seed: int, jobs: int, backend: str = "local", address:
     res = {"name": pr["name"], "a": pr["a"], "b": pr["b"], "players": pr["players"], "games": table["games"],
            "score_a": a["score"], "win_rate_a": a["win_rate"], "wilson95": a["wilson95"],
            "fair_share": round(1 / pr["players"], 3), "seconds": round(time.perf_counter() - started, 1),
-           "seconds_per_game": run.summary["timing"]["seconds_per_game"]}
+           "seconds_per_game": run.summary["timing"]["seconds_per_game"],
+           "a_options": played_options(pr["a"], pr["players"]), "b_options": played_options(pr["b"], pr["players"])}
     if pr.get("equal_time"):
         res["equal_time"] = True
     if pr.get("target"):
@@ -188,12 +205,15 @@ def pool_results(summaries: list[tuple[str, dict]], only: list[str] | None = Non
     ``--json``): each pairing's games and A's score summed over the runs, its Wilson 95% interval recomputed.
     With ``only``, just the pairings whose name contains one of its texts (a file may hold others, of other code).
 
-    A pairing is known by its name; every run of it must agree on its bots and players. Each run of a pairing
-    must have its own deal seed: runs of one seed play the same deals (a prefix of one list), so pooling them
-    would count those games twice. Pool runs of the same code only: the files do not say which code played.
+    A pairing is known by its name; every run of it must agree on its bots and players, and on the search options
+    the bots played with (``a_options``, ``b_options``; a run recorded before they were, or by a bot that does not
+    search, has none, which pools only with none). Each run of a pairing must have its own deal seed: runs of one
+    seed play the same deals (a prefix of one list), so pooling them would count those games twice. The options
+    tell a change of the bots' defaults; a change of the code under the same options (or in runs without them)
+    they cannot: pool runs of the same code.
 
-    :raises PoolError: if a file is not a strength run, a field is missing or wrong, a pairing's bots or players
-        differ between runs, a pairing's seed repeats, or no pairing is left to pool.
+    :raises PoolError: if a file is not a strength run, a field is missing or wrong, a pairing's bots, players
+        or played options differ between runs, a pairing's seed repeats, or no pairing is left to pool.
     """
     pooled: dict[str, dict] = {}
     for path, summary in summaries:
@@ -219,13 +239,20 @@ def pool_results(summaries: list[tuple[str, dict]], only: list[str] | None = Non
                                 f"got {run['games']} and {run['score_a']}")
             if only and not any(text in run["name"] for text in only):
                 continue
+            for key in ("a_options", "b_options"):
+                if run.get(key) is not None and not isinstance(run[key], dict):
+                    raise PoolError(f"{where}.{key}: expected an object or null, got {run[key]!r}")
             into = pooled.setdefault(run["name"], {"name": run["name"], "a": run["a"], "b": run["b"],
-                                                   "players": run["players"], "games": 0, "score_a": 0.0,
+                                                   "players": run["players"], "a_options": run.get("a_options"),
+                                                   "b_options": run.get("b_options"), "games": 0, "score_a": 0.0,
                                                    "seeds": []})
             for key in ("a", "b", "players"):
                 if run[key] != into[key]:
                     raise PoolError(f"{where}.{key}: {run['name']!r} was played with {into[key]!r} in an earlier "
                                     f"file, here {run[key]!r}")
+            for key in ("a_options", "b_options"):
+                if run.get(key) != into[key]:
+                    raise PoolError(f"{where}.{key}: {run['name']!r} " + _options_differ(into[key], run.get(key)))
             if seed in into["seeds"]:
                 raise PoolError(f"{where}: {run['name']!r} has seed {seed} twice (the same deals)")
             into["seeds"].append(seed)
@@ -243,6 +270,16 @@ def pool_results(summaries: list[tuple[str, dict]], only: list[str] | None = Non
                     "wilson95": [round(lo, 4), round(hi, 4)], "fair_share": round(1 / into["players"], 3)})
     return {"benchmark": "strength-pooled", "files": [path for path, _ in summaries],
             "games": sum(p["games"] for p in out), "pairings": out}
+
+
+def _options_differ(before: dict | None, here: dict | None) -> str:
+    """What differs between the search options a pairing's bot played with in an earlier file and here."""
+    if before is None or here is None:
+        return (f"was played {'without' if before is None else 'with'} recorded search options in an earlier file, "
+                f"here {'without' if here is None else 'with'} (a run recorded before they were, or another bot)")
+    fields = sorted(k for k in before.keys() | here.keys() if before.get(k) != here.get(k))
+    return "was played with other search options in an earlier file: " + ", ".join(
+        f"{k} {before.get(k)!r} there, {here.get(k)!r} here" for k in fields)
 
 
 def _read_pool(paths: list[str]) -> list[tuple[str, dict]]:

@@ -30,6 +30,12 @@ def test_strength_benchmark_json() -> None:
         lo, hi = p["wilson95"]
         assert 0.0 <= lo <= p["win_rate_a"] <= hi <= 1.0
         assert p["target"]
+    # each side's search options as played in the pairing's game (the bot's resolved defaults): none for bots
+    # that do not search; the product's ismcts in 2 players: greedy playouts to the end, the sharp evaluation
+    greedy, ismcts = summary["pairings"]
+    assert greedy["a_options"] is None and greedy["b_options"] is None and ismcts["b_options"] is None
+    assert {k: ismcts["a_options"][k] for k in ("iterations", "playout_greedy", "playout_turns", "margin_weight")} \
+        == {"iterations": 2000, "playout_greedy": 1.0, "playout_turns": 200, "margin_weight": 0.0}
 
 
 def test_strength_benchmark_rejects_bad_arguments() -> None:
@@ -73,12 +79,20 @@ def test_strength_pool_refuses_what_cannot_be_pooled(tmp_path) -> None:
     same_seed = _strength_run(tmp_path / "b.json", 7100, [_pairing("x vs y", 4, 2.0)])
     other_bot = _strength_run(tmp_path / "c.json", 7300, [_pairing("x vs y", 4, 2.0, a="ismcts:seconds=1")])
     too_many = _strength_run(tmp_path / "d.json", 7400, [_pairing("x vs y", 4, 5.0)])
+    played = {"margin_weight": 0.5, "playout_turns": 1}
+    with_options = _strength_run(tmp_path / "g.json", 7500, [dict(_pairing("x vs y", 4, 2.0), a_options=played)])
+    other_options = _strength_run(tmp_path / "h.json", 7600,
+                                  [dict(_pairing("x vs y", 4, 2.0), a_options=dict(played, margin_weight=0.0))])
+    bad_options = _strength_run(tmp_path / "i.json", 7700, [dict(_pairing("x vs y", 4, 2.0), b_options=[1])])
     (tmp_path / "e.json").write_text("{not json")
     (tmp_path / "f.json").write_text(json.dumps({"benchmark": "speed"}))
     cases = [([base, same_seed], "seed 7100 twice"), ([base, other_bot], "pairings[0].a"),
              ([too_many], "score_a"), ([str(tmp_path / "e.json")], "not JSON"),
              ([str(tmp_path / "f.json")], "benchmark"), ([str(tmp_path / "missing.json")], "missing.json"),
-             ([base, "--only", "nothing like it"], "no pairing to pool"), ([base, "--games", "4"], "--games")]
+             ([base, "--only", "nothing like it"], "no pairing to pool"), ([base, "--games", "4"], "--games"),
+             ([base, with_options], "a_options: 'x vs y' was played without recorded search options"),
+             ([with_options, other_options], "margin_weight 0.5 there, 0.0 here"),
+             ([bad_options], "b_options: expected an object or null")]
     for files, expected in cases:
         out = _run("benchmarks/strength.py", "--pool", *files)
         assert out.returncode == 2 and "Traceback" not in out.stderr, (files, out.stderr)
