@@ -44,7 +44,8 @@ from engine.state import CHANCE, TERMINAL, Game, Phase, State
 
 __all__ = [
     "ALGORITHMS", "BACKENDS", "ENGINES", "EVALUATIONS", "PLAYOUTS", "SAMPLERS", "DEFAULT_ITERATIONS", "MAX_SEARCH_BYTES",
-    "GREEDY_PLAYOUTS", "GREEDY_PLAYOUTS_2P", "greedy_playouts",
+    "GREEDY_PLAYOUTS", "GREEDY_PLAYOUTS_2P", "greedy_playouts", "WIDE_MARGIN", "WIDE_MARGIN_PLAYERS",
+    "product_options",
     "SearchOptions", "Alternative",
     "PlannedAction", "CardBelief", "SearchStats", "Advice", "ObservedPosition", "NotToAct", "decision_root",
     "advise",
@@ -63,9 +64,17 @@ MAX_PLAYOUT_TURNS = 200  # the longest game: 100 regular turns + 100 tie-break t
 # 2 players (every leaf scored by the exact R19 returns, not the hand-made evaluation) and one more turn in 3 or 4
 # (played to the end there, they lose at equal time). SearchOptions keeps the plain playouts as its own defaults,
 # which the Python reference shares (it has no greedy playouts). The "ismcts" bot, the Advisor service, `feudo
-# advise` and the hints of `feudo play` and `feudo companion` add greedy_playouts(players) to their options.
+# advise` and the hints of `feudo play` and `feudo companion` search with product_options(players): these
+# playouts and the wide margin below.
 GREEDY_PLAYOUTS: dict = {"playout_greedy": 1.0, "playout_turns": 1}  # 3 or 4 players
 GREEDY_PLAYOUTS_2P: dict = {"playout_greedy": 1.0, "playout_turns": MAX_PLAYOUT_TURNS}  # 2 players: to the end
+# The evaluation the product plays with in 4 players (issue 14, docs/search.md "Four players: the wide margin"):
+# the hand-made softmax with a wide one of the same position scores mixed in, because there the sharp one
+# saturates worst (a seat a few points behind sees every move as lost); against three ismcts-v1 it is the largest
+# 4-player gain measured. 3 players keep the sharp one (one screen there showed no gain); in 2 players every
+# playout ends the game (GREEDY_PLAYOUTS_2P), so no leaf is evaluated and a margin would change nothing.
+WIDE_MARGIN: dict = {"margin_weight": 0.5, "margin_temperature": 4.0}
+WIDE_MARGIN_PLAYERS = 4  # the players of the games whose product evaluation has it
 
 
 def greedy_playouts(players: int) -> dict:
@@ -76,6 +85,19 @@ def greedy_playouts(players: int) -> dict:
     if not _is_int(players) or players < 1:
         raise ValueError(f"players: expected a positive integer, got {players!r}")
     return dict(GREEDY_PLAYOUTS_2P if players == 2 else GREEDY_PLAYOUTS)
+
+
+def product_options(players: int) -> dict:
+    """The product's search options (SearchOptions fields) for a game of ``players``: the greedy playouts of
+    :func:`greedy_playouts` and, in 4 players, the wide margin of the hand-made evaluation, :data:`WIDE_MARGIN`
+    (a new dict each call). What the ``ismcts`` bot, the Advisor service's MO-ISMCTS, ``feudo advise`` and the
+    hints search with.
+
+    :raises ValueError: if ``players`` is not an integer of at least 1."""
+    options = greedy_playouts(players)
+    if players == WIDE_MARGIN_PLAYERS:
+        options.update(WIDE_MARGIN)
+    return options
 
 
 MAX_ITERATIONS = 100_000_000

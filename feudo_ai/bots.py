@@ -160,14 +160,15 @@ BOTS: dict[str, Callable[..., Bot]] = {
 # Difficulty levels (issue 14): named bots for front-ends, each beating the one below at a measured rate
 # (docs/search.md "Difficulty levels"). The search levels' budgets are iterations per searched decision, so a
 # level plays the same on any machine; parameters given after a level's name override its own (``hard:threads=2``).
-# hard keeps the plain playouts it was measured with: 300 iterations of them still beat the greedy player.
-# max is the product's own search (the "ismcts" bot's greedy playouts, their horizon by the game's players) at
+# hard keeps the plain playouts and the sharp evaluation it was measured with: 300 iterations of them still beat
+# the greedy player. max is the product's own search (the "ismcts" bot's greedy playouts, their horizon by the
+# game's players, and its wide margin in 4-player games) at
 # 10,000 iterations, twice the default "ismcts"'s, under a second a decision; it beat the max of before (30,000
 # plain iterations), which the default "ismcts" itself outplays (docs/search.md, "Difficulty levels").
 LEVELS: dict[str, str] = {
     "easy": "greedy:epsilon=0.6",  # the greedy player, six decisions in ten at random
     "medium": "greedy",  # the one-ply heuristic player: no search, instant
-    "hard": "ismcts:iterations=300:c=0.2:exp3_gamma=0.15:playout_greedy=0:playout_turns=0",
+    "hard": "ismcts:iterations=300:c=0.2:exp3_gamma=0.15:playout_greedy=0:playout_turns=0:margin_weight=0",
     "max": "ismcts:iterations=10000:c=0.2:exp3_gamma=0.15:playout_greedy=1",
 }
 

@@ -245,7 +245,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from .advice import SearchOptions, greedy_playouts
+    from .advice import SearchOptions, product_options
     from .play import HumanSession, LocalTable, default_console
 
     if args.match is not None or args.token is not None:
@@ -278,7 +278,7 @@ def cmd_play(args: argparse.Namespace) -> int:
                           backend=args.backend)
     it = iter(names)
     bots = [None if p == args.seat else make_bot(next(it), args.seed * 1000 + p) for p in range(args.players)]
-    hints = SearchOptions(seconds=args.hint_seconds, **greedy_playouts(args.players))
+    hints = SearchOptions(seconds=args.hint_seconds, **product_options(args.players))
     table = LocalTable(state, args.seat, bots, args.seed, hints)
     return HumanSession(table, console=default_console()).run()
 
@@ -294,7 +294,7 @@ def _ask(question: str, default: str) -> str:
 def cmd_companion(args: argparse.Namespace) -> int:
     from engine import new_game
 
-    from .advice import SearchOptions, greedy_playouts
+    from .advice import SearchOptions, product_options
     from .companion import CompanionSession
 
     if args.players is None:
@@ -316,7 +316,7 @@ def cmd_companion(args: argparse.Namespace) -> int:
             raise ValueError(f"--castles: expected comma-separated Castle site ids, got {args.castles!r}") from None
     game_map = load_map(args.map_file, seed=args.seed)
     start = new_game(ruleset, args.players, seed=args.seed, game_map=game_map, castles=castles)
-    hints = SearchOptions(seconds=args.hint_seconds, **greedy_playouts(args.players))
+    hints = SearchOptions(seconds=args.hint_seconds, **product_options(args.players))
     session = CompanionSession(start, args.seat, hints, seed=args.seed)
     return session.run()
 

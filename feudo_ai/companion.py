@@ -23,7 +23,7 @@ from engine.render import render_text
 from engine.serialize import state_from_dict
 from engine.state import CHANCE, TERMINAL, Phase, State
 
-from .advice import SearchOptions, advise, greedy_playouts
+from .advice import SearchOptions, advise, product_options
 
 __all__ = ["CompanionSession"]
 
@@ -36,7 +36,7 @@ class CompanionSession:
 
     start: State
     seat: int
-    hint_options: SearchOptions | None = None  # None: 1 s a hint, the product's playouts for the game's players
+    hint_options: SearchOptions | None = None  # None: 1 s a hint, the product's search options for the game's players
     read: Callable[[str], str] = input
     out: TextIO | None = None
     seed: int = 0
@@ -45,7 +45,7 @@ class CompanionSession:
 
     def __post_init__(self) -> None:
         if self.hint_options is None:
-            self.hint_options = SearchOptions(seconds=1.0, **greedy_playouts(self.start.num_players))
+            self.hint_options = SearchOptions(seconds=1.0, **product_options(self.start.num_players))
         self.replay = SeatReplay(self.start, self.seat)
         self.rng = random.Random(self.seed)
 

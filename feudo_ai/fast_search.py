@@ -46,9 +46,9 @@ import threading
 
 from engine.state import Phase
 
-from .advice import (GREEDY_PLAYOUTS, MAX_ITERATIONS, MAX_NODES, MAX_SEARCH_BYTES, MAX_SECONDS, NODE_BYTES, Advice,
-                     SearchOptions, deadline_of, derive_seed, greedy_playouts, now, public_root, search_advice,
-                     split_budget)
+from .advice import (GREEDY_PLAYOUTS, MAX_ITERATIONS, MAX_NODES, MAX_SEARCH_BYTES, MAX_SECONDS, NODE_BYTES,
+                     WIDE_MARGIN, WIDE_MARGIN_PLAYERS, Advice, SearchOptions, deadline_of, derive_seed,
+                     greedy_playouts, now, public_root, search_advice, split_budget)
 from .bots import AdviceBot
 from .cancel import forward_cancel
 
@@ -247,14 +247,17 @@ class ISMCTSBot(AdviceBot):
     - ``game_seconds``: a per-game clock, the seat's total thinking time in one game, spread over its decisions
       by :class:`feudo_ai.clock.GameClock` (instead of ``iterations``/``seconds``).
 
-    Its playouts are the greedy ones of :func:`feudo_ai.advice.greedy_playouts` for the game's number of players
-    (to the end of the game in 2 players, one more turn in 3 or 4) unless the spec says otherwise
-    (``ismcts:playout_greedy=0:playout_turns=0``): a ``playout_turns`` of the spec fixes the horizon in every
-    game. :attr:`options` holds the 3-4 player horizon; :meth:`options_for` gives a game's."""
+    It searches with :func:`feudo_ai.advice.product_options` for the game's number of players unless the spec
+    says otherwise: the greedy playouts of :func:`feudo_ai.advice.greedy_playouts` (to the end of the game in 2
+    players, one more turn in 3 or 4; ``ismcts:playout_greedy=0:playout_turns=0`` turns them off, and a
+    ``playout_turns`` of the spec fixes the horizon in every game) and, in 4 players, the wide margin of the
+    hand-made evaluation (:data:`feudo_ai.advice.WIDE_MARGIN`; a spec's ``margin_weight`` holds in every game,
+    ``ismcts:margin_weight=0`` turns it off, and a spec's ``evaluation=learned`` goes without it).
+    :attr:`options` holds the 4-player options; :meth:`options_for` gives a game's."""
 
     name = "ismcts"
     algorithm = "ismcts"
-    defaults: dict = dict(GREEDY_PLAYOUTS)
+    defaults: dict = {**GREEDY_PLAYOUTS, **WIDE_MARGIN}
     follow_plan = True
     bank = True
     frozen = False  # a frozen baseline: no bot parameter beyond the search options
@@ -282,6 +285,13 @@ class ISMCTSBot(AdviceBot):
         defaults = dict(self.defaults)
         if any(k in params for k in _LIMITS):
             defaults.pop("iterations", None)  # the caller's limit replaces the default budget
+        # the product's wide margin: in 4-player games only, unless the spec gave its weight; it is the hand-made
+        # evaluation's, so another evaluation goes without it
+        self._margin_by_players = "margin_weight" not in params and bool(defaults.get("margin_weight"))
+        if self._margin_by_players and params.get("evaluation", "handmade") != "handmade":
+            self._margin_by_players = False
+            for k in WIDE_MARGIN:
+                defaults.pop(k, None)
         # fail at construction, not at the first decision
         self.options = SearchOptions.from_dict({**defaults, **params, "algorithm": self.algorithm,
                                                 "backend": "c"})
@@ -310,13 +320,18 @@ class ISMCTSBot(AdviceBot):
 
     def options_for(self, players: int) -> SearchOptions:
         """The bot's search options in a game of ``players``: :attr:`options` with the playout horizon of
-        :func:`feudo_ai.advice.greedy_playouts` unless the spec gave ``playout_turns`` (no limit banked or clocked).
+        :func:`feudo_ai.advice.greedy_playouts` unless the spec gave ``playout_turns``, and the wide margin in
+        4-player games only unless the spec gave ``margin_weight`` (as :func:`feudo_ai.advice.product_options`; no
+        limit banked or clocked).
 
         :raises ValueError: if ``players`` is not a positive integer."""
+        changes = {}
         horizon = greedy_playouts(players)["playout_turns"]
-        if not self._horizon_by_players or horizon == self.options.playout_turns:
-            return self.options
-        return self.options.replace(playout_turns=horizon)
+        if self._horizon_by_players and horizon != self.options.playout_turns:
+            changes["playout_turns"] = horizon
+        if self._margin_by_players and players != WIDE_MARGIN_PLAYERS:
+            changes["margin_weight"] = 0.0  # the sharp evaluation alone (SearchOptions' default)
+        return self.options.replace(**changes) if changes else self.options
 
     def search_options(self, state):
         base = self.options if state is None else self.options_for(state.num_players)

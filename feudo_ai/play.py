@@ -24,7 +24,7 @@ from engine import FeudoError, GameRecord, Phase, sample_chance
 from engine.render import legend_text, render_text
 from engine.state import State
 
-from .advice import SearchOptions, advise, greedy_playouts
+from .advice import SearchOptions, advise, product_options
 from .bots import Bot
 from .narrate import narrate
 
@@ -114,7 +114,7 @@ class LocalTable(Table):
         self.seat = seat
         self.bots = bots
         self.rng = random.Random(seed)
-        self.hint_options = hint_options or SearchOptions(seconds=1.0, **greedy_playouts(state.num_players))
+        self.hint_options = hint_options or SearchOptions(seconds=1.0, **product_options(state.num_players))
         g = state.game
         self.record = GameRecord(g.ruleset, g.map, state.num_players, seed)
 

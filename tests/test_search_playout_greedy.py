@@ -21,7 +21,7 @@ import pytest
 from engine import Phase
 from engine.core import CoreState
 from feudo_ai import _feudo_game, fast_search
-from feudo_ai.advice import MAX_PLAYOUT_TURNS, SearchOptions, greedy_playouts
+from feudo_ai.advice import MAX_PLAYOUT_TURNS, SearchOptions, greedy_playouts, product_options
 from feudo_ai.evaluate import position_score
 
 from search_helpers import advice_key, check_blind_pairs_agree, find_position, hidden_position, positions
@@ -195,10 +195,23 @@ def test_product_playouts_reach_the_end_of_a_two_player_game() -> None:
         assert advice_key(search(state, temperature=40.0, **short)) != advice_key(search(state, **short))
 
 
+def test_product_options_add_the_wide_margin_in_4_players() -> None:
+    """product_options(players) (what the product searches with, issue 14) are the greedy playouts, and in 4
+    players the wide margin (margin_weight 0.5 at margin_temperature 4), which changes the advice there (so it is
+    live where it was measured)."""
+    assert product_options(2) == greedy_playouts(2) and product_options(3) == greedy_playouts(3)
+    assert product_options(4) == {**greedy_playouts(4), "margin_weight": 0.5, "margin_temperature": 4.0}
+    four = find_position(lambda s: s.phase == Phase.MOVE and len(s.legal_actions()) > 1, players=4)
+    assert advice_key(search(four, iterations=600, seed=4, **product_options(4))) != \
+           advice_key(search(four, iterations=600, seed=4, **greedy_playouts(4)))
+
+
 @pytest.mark.parametrize("players", [0, -1, 2.0, "2", None, True])
 def test_greedy_playouts_refuses_a_bad_number_of_players(players) -> None:
     with pytest.raises(ValueError, match="players"):
         greedy_playouts(players)
+    with pytest.raises(ValueError, match="players"):
+        product_options(players)
 
 
 @pytest.mark.parametrize("value", [-0.1, 1.01, math.nan, math.inf, True, "1", None])

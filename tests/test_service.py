@@ -78,9 +78,11 @@ def test_describe_game_rejects_bad_setups_naming_the_field(client):
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_suggest_every_phase_observation_form_matches_in_process_advice(client, players):
     """Every decision phase: the wire answer (observation form, built by the client from the seat's view) equals
-    feudo_ai.advise in-process with the same seed, budget and playouts (the product's greedy ones: to the end of
-    the game in 2 players, one more turn in 3 and 4), and its plan is legal in the real game."""
-    playouts = {"playout_greedy": 1.0, "playout_turns": MAX_PLAYOUT_TURNS if players == 2 else 1}
+    feudo_ai.advise in-process with the same seed, budget and the product's options (greedy playouts: to the end
+    of the game in 2 players, one more turn in 3 and 4; in 4 the wide margin), and its plan is legal in the real
+    game."""
+    playouts = {"playout_greedy": 1.0, "playout_turns": MAX_PLAYOUT_TURNS if players == 2 else 1,
+                **({"margin_weight": 0.5, "margin_temperature": 4.0} if players == 4 else {})}
     for phase, state in positions_by_phase(players).items():
         seat = state.current_player()
         advice = client.suggest(state, seat, iterations=300, seed=5)

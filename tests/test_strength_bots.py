@@ -92,6 +92,29 @@ def test_ismcts_bot_plays_greedy_playouts_unless_told_otherwise() -> None:
     assert (SearchOptions().playout_greedy, SearchOptions().playout_turns) == (0.0, 0)
 
 
+def test_ismcts_bot_evaluates_with_the_wide_margin_unless_told_otherwise() -> None:
+    """The "ismcts" bot's hand-made evaluation has the wide margin in 4-player games (issue 14, docs/search.md
+    "Four players: the wide margin"): margin_weight 0.5 at margin_temperature 4, the sharp evaluation in 2 and 3
+    players; a spec's margin_weight holds in every game, a learned evaluation goes without it, and the hard level
+    and the frozen baselines keep the sharp evaluation."""
+    def margin(spec: str, players: int = 4) -> tuple:
+        opts = make_bot(spec, 0).options_for(players)
+        return (opts.evaluation, opts.margin_weight, opts.margin_temperature)
+
+    assert [margin("ismcts", n) for n in (2, 3, 4)] == [("handmade", 0.0, 4.0)] * 2 + [("handmade", 0.5, 4.0)]
+    assert make_bot("ismcts", 0).options.margin_weight == 0.5  # options: the 4-player ones
+    assert margin("ismcts:seconds=0.1") == margin("max") == ("handmade", 0.5, 4.0)
+    assert margin("max", 2) == ("handmade", 0.0, 4.0)
+    assert margin("ismcts:margin_weight=0") == ("handmade", 0.0, 4.0)
+    assert [margin("ismcts:margin_weight=0.3", n) for n in (2, 4)] == [("handmade", 0.3, 4.0)] * 2
+    assert margin("ismcts:margin_temperature=2") == ("handmade", 0.5, 2.0)
+    assert margin("ismcts:evaluation=learned") == ("learned", 0.0, 4.0)
+    for spec in ("hard", "ismcts-v1", "pimc"):
+        assert margin(spec) == ("handmade", 0.0, 4.0), spec
+    with pytest.raises(ValueError, match="margin_weight"):  # asked for both: refused, naming the field
+        make_bot("ismcts:evaluation=learned:margin_weight=0.5", 0)
+
+
 @pytest.mark.parametrize("algorithm", ["ismcts", "pimc"])
 def test_v1_advice_is_the_advice_recorded_before_issue_14(algorithm: str) -> None:
     """tests/data/ismcts_v1_baseline.json was recorded with the code of commit bf7be3f (before any change of

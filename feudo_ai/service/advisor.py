@@ -51,7 +51,7 @@ from feudo.v1 import advisor_pb2 as apb
 from feudo.v1 import game_pb2 as gpb
 
 from ..advice import (DEFAULT_ITERATIONS, Advice, Alternative, NotToAct, ObservedPosition, SearchOptions,
-                      SearchStats, advise, decision_root, greedy_playouts)
+                      SearchStats, advise, decision_root, product_options)
 from ..cancel import CancelEvent
 from . import convert
 from .convert import PositionError
@@ -138,11 +138,12 @@ class BadRequest:
         self.error = error
 
 
-def service_playouts(algorithm: str, players: int) -> dict:
-    """The playout options the Advisor searches with: the product's greedy playouts for the game's players
-    (:func:`feudo_ai.advice.greedy_playouts`) for the MO-ISMCTS, none for ``pimc`` (the baseline keeps
-    SearchOptions' plain playouts). Local ``feudo advise`` uses the same, so its answers match the service's."""
-    return greedy_playouts(players) if algorithm == "ismcts" else {}
+def service_options(algorithm: str, players: int) -> dict:
+    """The search options the Advisor adds for a game of ``players``: the product's
+    (:func:`feudo_ai.advice.product_options`: greedy playouts, in 4 players the wide margin) for the MO-ISMCTS,
+    none for ``pimc`` (the baseline keeps SearchOptions' plain playouts and sharp evaluation). Local ``feudo
+    advise`` uses the same, so its answers match the service's."""
+    return product_options(players) if algorithm == "ismcts" else {}
 
 
 def safe_deserializer(cls: Any) -> Callable[[bytes], Any]:
@@ -348,7 +349,7 @@ class AdvisorServicer:
                          "deadline_s": None if deadline is None else round(deadline - time.monotonic(), 3)})
         return SearchOptions(iterations=iterations, seconds=seconds, deadline=deadline, threads=threads,
                              seed=int(limits.seed), algorithm=algorithm, max_nodes=max_nodes,
-                             nice=cfg.search_nice, **service_playouts(algorithm, players))
+                             nice=cfg.search_nice, **service_options(algorithm, players))
 
     def _position(self, position: gpb.Position, seat: int, call: CallLog) -> tuple[ObservedPosition, str | None]:
         """The seat's view of the request's position, its structure checked, and the field path the loader's

@@ -93,7 +93,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
     from feudo.v1 import game_pb2 as gpb
 
     from ..advice import SearchOptions, advise
-    from .advisor import service_playouts
+    from .advisor import service_options
     from .convert import check_decision, observed_position, position_from
 
     position = _read_position(args)
@@ -122,7 +122,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
         algorithm = args.algorithm or "ismcts"
         options = SearchOptions(iterations=iterations, seconds=args.seconds, threads=args.threads or 1,
                                 seed=args.seed, algorithm=algorithm,
-                                **service_playouts(algorithm, observed.game.num_players))
+                                **service_options(algorithm, observed.game.num_players))
         advice = advise(observed, args.seat, options)
     if args.json:
         print(json.dumps(advice.to_dict(), indent=2))
