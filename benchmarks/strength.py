@@ -160,7 +160,8 @@ def _slug(name: str) -> str:
 def played_options(spec: str, players: int) -> dict | None:
     """The search options (``SearchOptions.to_dict()``) the bot of ``spec`` plays with in a game of ``players``,
     as its ``options_for`` resolves its defaults (the product's change with the code, a spec's text does not);
-    None for a bot that does not search. Recorded in each pairing (``a_options``, ``b_options``) so that
+    None for a bot that does not search. Their ``seed`` is SearchOptions' default: the bot draws each search's seed
+    from its own generator, which the arena seeds per game. Recorded in each pairing (``a_options``, ``b_options``) so that
     ``--pool`` never sums runs of one spec that played differently.
 
     :raises ValueError: a bad spec (naming it)."""
