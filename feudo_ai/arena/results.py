@@ -226,7 +226,8 @@ class ResultStore:
         """The finished games, checked against the schedule; a torn last line (a killed run) is dropped, and the
         file rewritten without it so the games played next are appended after a whole line.
 
-        :raises ArenaError: a line that is not JSON (but the last), or does not match the schedule."""
+        :raises ArenaError: a line that is not JSON (but the last) or not a JSON object, or does not match the
+            schedule."""
         src = f"--resume {self.dir}"
         lines, torn = self.finished_lines(src)
         results: dict[int, dict] = {}
