@@ -47,8 +47,8 @@ import threading
 from engine.state import Phase
 
 from .advice import (GREEDY_PLAYOUTS, MAX_ITERATIONS, MAX_NODES, MAX_SEARCH_BYTES, MAX_SECONDS, NODE_BYTES,
-                     WIDE_MARGIN, WIDE_MARGIN_PLAYERS, Advice, SearchOptions, deadline_of, derive_seed,
-                     greedy_playouts, now, public_root, search_advice, split_budget)
+                     WIDE_MARGIN, Advice, SearchOptions, deadline_of, derive_seed, now, product_options, public_root,
+                     search_advice, split_budget)
 from .bots import AdviceBot
 from .cancel import forward_cancel
 
@@ -211,6 +211,8 @@ def _pv(worker, probe, seat: int, best: int | None) -> list[tuple[int, str]]:
     return pv
 
 
+# SearchOptions' own defaults: the value of an option product_options leaves out in a game
+_SEARCH_DEFAULTS: dict = SearchOptions().to_dict()
 # Today's (issue 10's) search options, pinned: the frozen baselines "ismcts-v1" and "pimc" play with exactly these
 # whatever the defaults of SearchOptions become (DEFAULT_ITERATIONS was 5,000 when no limit is given).
 V1_OPTIONS: dict = {"c": 0.2, "exp3_gamma": 0.15, "playout": "truncated", "playout_turns": 0, "sampler": "uniform",
@@ -285,19 +287,22 @@ class ISMCTSBot(AdviceBot):
         defaults = dict(self.defaults)
         if any(k in params for k in _LIMITS):
             defaults.pop("iterations", None)  # the caller's limit replaces the default budget
-        # the product's wide margin: in 4-player games only, unless the spec gave its weight; it is the hand-made
-        # evaluation's, so another evaluation goes without it
-        self._margin_by_players = "margin_weight" not in params and bool(defaults.get("margin_weight"))
-        if self._margin_by_players and params.get("evaluation", "handmade") != "handmade":
-            self._margin_by_players = False
+        # the product's wide margin follows the game's players unless the spec gave its weight; it is the
+        # hand-made evaluation's, so another evaluation goes without it
+        margin_by_players = "margin_weight" not in params and bool(defaults.get("margin_weight"))
+        if margin_by_players and params.get("evaluation", "handmade") != "handmade":
+            margin_by_players = False
             for k in WIDE_MARGIN:
                 defaults.pop(k, None)
         # fail at construction, not at the first decision
         self.options = SearchOptions.from_dict({**defaults, **params, "algorithm": self.algorithm,
                                                 "backend": "c"})
         # the product's playouts: their horizon follows the game's players, unless the spec fixed it
-        self._horizon_by_players = ("playout_turns" not in params
-                                    and self.options.playout_greedy == GREEDY_PLAYOUTS["playout_greedy"])
+        # the options that follow the game's players (feudo_ai.advice.product_options), those the spec left alone
+        self._by_players = tuple(
+            ["playout_turns"] * ("playout_turns" not in params
+                                 and self.options.playout_greedy == GREEDY_PLAYOUTS["playout_greedy"])
+            + [k for k in WIDE_MARGIN if margin_by_players and k not in params])
         self.clock = None
         if game_seconds is not None:
             from .clock import GameClock
@@ -319,18 +324,15 @@ class ISMCTSBot(AdviceBot):
             self.clock.end()
 
     def options_for(self, players: int) -> SearchOptions:
-        """The bot's search options in a game of ``players``: :attr:`options` with the playout horizon of
-        :func:`feudo_ai.advice.greedy_playouts` unless the spec gave ``playout_turns``, and the wide margin in
-        4-player games only unless the spec gave ``margin_weight`` (as :func:`feudo_ai.advice.product_options`; no
-        limit banked or clocked).
+        """The bot's search options in a game of ``players``: :attr:`options` with the values of
+        :func:`feudo_ai.advice.product_options` for that game where the spec left them to the product (the playout
+        horizon unless the spec gave ``playout_turns``, the wide margin unless it gave ``margin_weight``; no limit
+        banked or clocked).
 
         :raises ValueError: if ``players`` is not a positive integer."""
-        changes = {}
-        horizon = greedy_playouts(players)["playout_turns"]
-        if self._horizon_by_players and horizon != self.options.playout_turns:
-            changes["playout_turns"] = horizon
-        if self._margin_by_players and players != WIDE_MARGIN_PLAYERS:
-            changes["margin_weight"] = 0.0  # the sharp evaluation alone (SearchOptions' default)
+        product = product_options(players)  # an option it leaves out is SearchOptions' default in that game
+        changes = {k: product.get(k, _SEARCH_DEFAULTS[k]) for k in self._by_players}
+        changes = {k: v for k, v in changes.items() if getattr(self.options, k) != v}
         return self.options.replace(**changes) if changes else self.options
 
     def search_options(self, state):
