@@ -8,6 +8,8 @@ well under a minute (the Ray comparison lives in test_arena_ray.py).
 from __future__ import annotations
 
 import json
+import math
+import statistics
 from collections import Counter
 
 import pytest
@@ -15,7 +17,7 @@ import pytest
 from engine import GameRecord
 from feudo_ai.arena import ArenaError, ResultStore, TournamentConfig, build_schedule, run_tournament, \
     strip_timing, summarize, wilson
-from feudo_ai.arena.results import ratings
+from feudo_ai.arena.results import places, ratings, standard_errors
 from feudo_ai.cli import main
 
 FAST = ("random", "ismcts:iterations=30", "pimc:iterations=30:worlds=2")
@@ -105,6 +107,43 @@ def test_r19_shared_wins_score_one_over_k_and_tables_add_up():
     assert rows["a"]["score"] + rows["b"]["score"] == pytest.approx(table["games"])
     assert rows["a"]["fair_share"] == 0.25 and rows["b"]["fair_share"] == 0.75 and rows["b"]["seats"] == 3
     assert summary["games_played"] == 3 and not summary["complete"]
+
+
+def test_places_winners_share_first_and_the_others_follow_by_vp():
+    assert places({"returns": [0, 1, 0, 0], "vp": [12, 20, 15, 12]}) == [3, 1, 2, 3]
+    # a shared win: both winners first, whatever their VP; the seat with more VP but no win comes after them
+    assert places({"returns": [0.5, 0, 0.5, 0], "vp": [18, 19, 17, 3]}) == [1, 3, 1, 4]
+
+
+def test_standard_errors_binomial_and_clustered_by_deal():
+    # by hand: 4 games, p = 0.5, binomial sqrt(0.25 / 4) = 0.25; two deals each decided by its deal (S_d = 2, 0;
+    # n_d p = 1): sqrt(2 / 1 * (1 + 1)) / 4 = 0.5; two split deals (S_d = 1, 1): no spread between deals, 0
+    assert standard_errors([1, 1, 0, 0], [0, 0, 1, 1]) == {"binomial": 0.25, "deal_clustered": 0.5}
+    assert standard_errors([1, 0, 1, 0], [0, 0, 1, 1]) == {"binomial": 0.25, "deal_clustered": 0.0}
+    # one game a deal: the clustered estimate is the textbook standard error of a mean, s / sqrt(n)
+    scores = [1, 0, 0, 0.5, 1, 0, 1, 1 / 3, 0]
+    se = standard_errors(scores, list(range(len(scores))))
+    assert se["deal_clustered"] == pytest.approx(statistics.stdev(scores) / math.sqrt(len(scores)), abs=1e-4)
+    assert standard_errors([1.0], [0]) == {"binomial": 0.0, "deal_clustered": None}
+    assert standard_errors([], []) == {"binomial": None, "deal_clustered": None}
+
+
+def test_summary_rows_carry_vp_places_and_standard_errors():
+    config = TournamentConfig(bots=("a", "b"), players=4, games=4)
+    s = build_schedule(config)  # tables: a vs 3 b, b vs 3 a
+    res = [_result(0, 0, (0, 1, 1, 1), (1, 0, 0, 0), deal=0) | {"vp": [20, 10, 12, 12]},
+           _result(1, 0, (1, 0, 1, 1), (0, 0, 1, 0), deal=0) | {"vp": [9, 15, 21, 14]},
+           _result(2, 0, (1, 1, 0, 1), (0, 1, 0, 0), deal=1) | {"vp": [8, 22, 5, 11]}]
+    rows = {r["bot"]: r for r in summarize(s, res)["pairings"][0]["entrants"]}
+    assert rows["a"]["vp_mean"] == pytest.approx((20 + 15 + 5) / 3, abs=1e-3)
+    assert rows["a"]["places"] == [1, 1, 0, 1]  # first, second (15 after 21), fourth (5)
+    assert rows["b"]["places"] == [2, 3, 2, 2] and sum(rows["b"]["places"]) == 9  # three seats a game
+    assert rows["a"]["standard_error"]["binomial"] == pytest.approx(math.sqrt(1 / 3 * 2 / 3 / 3), abs=1e-4)
+    # by hand: deal 0 has a's 1 + 0, deal 1 a's 0; p = 1/3: sqrt(2 * ((1 - 2/3)^2 + (0 - 1/3)^2)) / 3
+    assert rows["a"]["standard_error"]["deal_clustered"] == pytest.approx(math.sqrt(2 * 2 / 9) / 3, abs=1e-4)
+    # games recorded before VP were: no VP figures, the rest as before
+    old = summarize(s, [_result(0, 0, (0, 1, 1, 1), (1, 0, 0, 0))])["pairings"][0]["entrants"][0]
+    assert old["vp_mean"] is None and old["places"] is None and old["win_rate"] == 1.0
 
 
 def test_ratings_rank_the_winner_above_and_carry_uncertainty():

@@ -13,7 +13,8 @@ from rich.table import Table
 
 
 def results_table(summary: dict, title: str | None = None) -> Table:
-    """Pairings (win rate, Wilson 95%) and, below, the rating ladder."""
+    """Pairings: win rate, Wilson 95%, the win rate's deal-clustered standard error, mean VP a seat and finishing
+    places (first/second/...)."""
     table = Table(title=title, title_justify="left", show_lines=False)
     table.add_column("pairing")
     table.add_column("bot")
@@ -22,13 +23,19 @@ def results_table(summary: dict, title: str | None = None) -> Table:
     table.add_column("win rate", justify="right")
     table.add_column("Wilson 95%", justify="right")
     table.add_column("fair", justify="right")
+    table.add_column("SE by deal", justify="right")
+    table.add_column("VP", justify="right")
+    table.add_column("places", justify="right")
     for p in summary["pairings"]:
         for i, row in enumerate(p["entrants"]):
             rate = "-" if row["win_rate"] is None else f"{row['win_rate']:.3f}"
             lo, hi = row["wilson95"]
+            se = (row.get("standard_error") or {}).get("deal_clustered")
+            vp, places = row.get("vp_mean"), row.get("places")
             table.add_row(p["name"] if i == 0 else "", row["bot"] + (f" x{row['seats']}" if row["seats"] > 1 else ""),
                           f"{p['games']}/{p['games_scheduled']}" if i == 0 else "", f"{row['score']:g}", rate,
-                          f"[{lo:.3f}, {hi:.3f}]", f"{row['fair_share']:.2f}",
+                          f"[{lo:.3f}, {hi:.3f}]", f"{row['fair_share']:.2f}", "-" if se is None else f"{se:.3f}",
+                          "-" if vp is None else f"{vp:.1f}", "-" if places is None else "/".join(map(str, places)),
                           end_section=i == len(p["entrants"]) - 1)
     return table
 

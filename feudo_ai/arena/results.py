@@ -44,6 +44,53 @@ def entrant_scores(result: dict, entrants: int) -> list[float]:
     return scores
 
 
+def places(result: dict) -> list[int]:
+    """Each seat's finishing place in one finished game (1 is first): the winners share first place, the other
+    seats follow by VP, equal VP sharing the better place (1, 2, 2, 4)."""
+    key = [(1, 0) if ret > 0 else (0, vp) for ret, vp in zip(result["returns"], result["vp"])]
+    return [1 + sum(1 for other in key if other > mine) for mine in key]
+
+
+def standard_errors(scores: list[float], deals: list[int]) -> dict[str, float | None]:
+    """Standard errors of the mean of one entrant's per-game ``scores`` (each in [0, 1]), whose games were
+    played on ``deals``.
+
+    ``binomial``: sqrt(p (1 - p) / n), the one the Wilson interval assumes: every game an independent draw.
+    ``deal_clustered``: the games summed by deal, sqrt(k / (k - 1) * sum_d (S_d - n_d p)^2) / n over the k deals
+    (the cluster-robust estimate): a seat-rotated schedule plays each deal from every seat, so the games of a
+    deal are not independent draws, and where a deal decides much of its games' outcome this one is the larger.
+    None with no game, or (clustered) fewer than two deals.
+    """
+    n = len(scores)
+    if n == 0:
+        return {"binomial": None, "deal_clustered": None}
+    p = sum(scores) / n
+    by_deal: dict[int, list[float]] = {}
+    for deal, score in zip(deals, scores):
+        by_deal.setdefault(deal, []).append(score)
+    k = len(by_deal)
+    clustered = None
+    if k >= 2:
+        spread = sum((sum(d) - len(d) * p) ** 2 for d in by_deal.values())
+        clustered = _r(math.sqrt(k / (k - 1) * spread) / n)
+    return {"binomial": _r(math.sqrt(max(0.0, p * (1 - p)) / n)), "deal_clustered": clustered}
+
+
+def _seat_figures(games: list[dict], entrant: int, players: int) -> dict[str, Any]:
+    """An entrant's mean VP and finishing places (counts of first, second, ... over its seats) in ``games``;
+    None for both if a game has no VP recorded."""
+    if any("vp" not in r for r in games):
+        return {"vp_mean": None, "places": None}
+    vp, counts = [], [0] * players
+    for r in games:
+        place = places(r)
+        for seat, e in enumerate(r["seats"]):
+            if e == entrant:
+                vp.append(r["vp"][seat])
+                counts[place[seat] - 1] += 1
+    return {"vp_mean": _r(sum(vp) / len(vp), 3) if vp else None, "places": counts}
+
+
 def ratings(config: TournamentConfig, results: list[dict]) -> list[dict]:
     """openskill Plackett-Luce ratings from every game, in game-index order.
 
@@ -79,6 +126,9 @@ def summarize(schedule: Schedule, results: Iterable[dict], with_ratings: bool = 
 
     Deterministic fields only, except under ``"timing"`` (wall times depend on the machine). ``with_ratings=False``
     leaves the ladder empty (the running table is redrawn after every game; the ratings are computed at the end).
+    Each entrant of a pairing has its score, win rate, Wilson 95% interval and fair share, the standard errors of
+    its win rate (:func:`standard_errors`: binomial and deal-clustered), its mean VP a seat and its finishing
+    places (:func:`places`; counts of first, second, ... over its seats).
     """
     config = schedule.config
     done = sorted(results, key=lambda r: r["index"])
@@ -89,13 +139,16 @@ def summarize(schedule: Schedule, results: Iterable[dict], with_ratings: bool = 
         distinct = sorted(set(table.lineup), key=table.lineup.index)
         rows = []
         for e in distinct:
-            score = sum(entrant_scores(r, n_entrants)[e] for r in games)
+            per_game = [entrant_scores(r, n_entrants)[e] for r in games]
+            score = sum(per_game)
             n = len(games)
             lo, hi = wilson(score, n)
             seats = table.lineup.count(e)
             rows.append({"bot": config.bots[e], "seats": seats, "score": _r(score, 3),
                          "win_rate": _r(score / n) if n else None, "wilson95": [_r(lo), _r(hi)],
-                         "fair_share": _r(seats / config.players)})
+                         "fair_share": _r(seats / config.players),
+                         "standard_error": standard_errors(per_game, [r["deal"] for r in games]),
+                         **_seat_figures(games, e, config.players)})
         pairings.append({"table": table.index, "name": table.label(config.bots),
                          "games": len(games), "games_scheduled": schedule.games_per_table,
                          "entrants": rows})
