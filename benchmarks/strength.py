@@ -38,13 +38,19 @@ for the 1 s vs 0.2 s pairing: they cannot fit an hour.
 ``--pool FILE...`` plays nothing: it sums each pairing's games and scores over earlier ``--json`` outputs (runs of
 the same code on distinct deal seeds; a repeated seed is refused, as its deals are the same, and so are runs whose
 bots played with other search options, ``a_options`` and ``b_options`` in each pairing) and prints the pooled win
-rate and Wilson interval; with ``--only`` just the pairings named.
+rate and Wilson interval, and where every run recorded them (``se_deal_clustered``, ``a_vp_mean``, ``b_vp_mean``,
+``a_places``: a seat-rotated gauntlet plays each deal from every seat, so its games are not independent draws; the
+Wilson interval stands where the deal-clustered standard error is no larger than the binomial one, ``se_binomial``)
+the pooled standard error by deal, mean VP and places; with ``--only`` just the pairings named. Runs made before the options were recorded have
+none, and pool only with each other: ``benchmarks/record_options.py`` records them from the code of the run's own
+commit.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import sys
@@ -175,7 +181,9 @@ def played_options(spec: str, players: int) -> dict | None:
 def run_pairing(pr: dict, seed: int, jobs: int, backend: str = "local", address: str | None = None,
                 out: str | None = None) -> dict:
     """One pairing as an arena run (a two-entrant gauntlet); A's result in the benchmark's JSON shape, with the
-    search options each side played with (:func:`played_options`)."""
+    search options each side played with (:func:`played_options`), the standard errors of A's win rate (binomial
+    and deal-clustered: a seat-rotated gauntlet plays each deal from every seat), each side's mean VP a seat and
+    A's finishing places (counts of first, second, ...; the arena summary's)."""
     config = TournamentConfig(bots=(pr["a"], pr["b"]), players=pr["players"], games=pr["games"], seed=seed,
                               format="gauntlet")
     started = time.perf_counter()
@@ -184,10 +192,13 @@ def run_pairing(pr: dict, seed: int, jobs: int, backend: str = "local", address:
     if run.interrupted:
         raise KeyboardInterrupt
     table = run.summary["pairings"][0]
-    a = table["entrants"][0]
+    a, b = table["entrants"]
     res = {"name": pr["name"], "a": pr["a"], "b": pr["b"], "players": pr["players"], "games": table["games"],
            "score_a": a["score"], "win_rate_a": a["win_rate"], "wilson95": a["wilson95"],
-           "fair_share": round(1 / pr["players"], 3), "seconds": round(time.perf_counter() - started, 1),
+           "fair_share": round(1 / pr["players"], 3),
+           "se_deal_clustered": a["standard_error"]["deal_clustered"], "se_binomial": a["standard_error"]["binomial"],
+           "a_vp_mean": a["vp_mean"], "b_vp_mean": b["vp_mean"], "a_places": a["places"],
+           "seconds": round(time.perf_counter() - started, 1),
            "seconds_per_game": run.summary["timing"]["seconds_per_game"],
            "a_options": played_options(pr["a"], pr["players"]), "b_options": played_options(pr["b"], pr["players"])}
     if pr.get("equal_time"):
@@ -246,7 +257,7 @@ def pool_results(summaries: list[tuple[str, dict]], only: list[str] | None = Non
             into = pooled.setdefault(run["name"], {"name": run["name"], "a": run["a"], "b": run["b"],
                                                    "players": run["players"], "a_options": run.get("a_options"),
                                                    "b_options": run.get("b_options"), "games": 0, "score_a": 0.0,
-                                                   "seeds": []})
+                                                   "seeds": [], "runs": []})
             for key in ("a", "b", "players"):
                 if run[key] != into[key]:
                     raise PoolError(f"{where}.{key}: {run['name']!r} was played with {into[key]!r} in an earlier "
@@ -257,6 +268,7 @@ def pool_results(summaries: list[tuple[str, dict]], only: list[str] | None = Non
             if seed in into["seeds"]:
                 raise PoolError(f"{where}: {run['name']!r} has seed {seed} twice (the same deals)")
             into["seeds"].append(seed)
+            into["runs"].append(run)
             into["games"] += run["games"]
             into["score_a"] += run["score_a"]
             if run.get("target"):
@@ -266,11 +278,31 @@ def pool_results(summaries: list[tuple[str, dict]], only: list[str] | None = Non
     out = []
     for into in pooled.values():
         lo, hi = wilson(into["score_a"], into["games"])
+        into.update(_pooled_figures(into.pop("runs"), into["games"]))
         out.append({**into, "score_a": round(into["score_a"], 4),
                     "win_rate_a": round(into["score_a"] / into["games"], 4),
                     "wilson95": [round(lo, 4), round(hi, 4)], "fair_share": round(1 / into["players"], 3)})
     return {"benchmark": "strength-pooled", "files": [path for path, _ in summaries],
             "games": sum(p["games"] for p in out), "pairings": out}
+
+
+def _pooled_figures(runs: list[dict], games: int) -> dict:
+    """A pooled pairing's deal-clustered standard error, mean VP of each side and A's places, from its runs' own
+    (:func:`run_pairing`); None where a run has none (recorded before they were). The runs play distinct deals,
+    independent of each other, so the variances of their scores add: sqrt(sum_i (n_i se_i)^2) / n."""
+    def have(key):
+        return all(isinstance(r.get(key), (int, float, list)) and not isinstance(r.get(key), bool) for r in runs)
+
+    out: dict = {"se_deal_clustered": None, "a_vp_mean": None, "b_vp_mean": None, "a_places": None}
+    if have("se_deal_clustered"):
+        out["se_deal_clustered"] = round(math.sqrt(sum((r["games"] * r["se_deal_clustered"]) ** 2
+                                                       for r in runs)) / games, 4)
+    for key in ("a_vp_mean", "b_vp_mean"):
+        if have(key):
+            out[key] = round(sum(r["games"] * r[key] for r in runs) / games, 3)
+    if have("a_places") and len({len(r["a_places"]) for r in runs}) == 1:
+        out["a_places"] = [sum(col) for col in zip(*(r["a_places"] for r in runs))]
+    return out
 
 
 def _options_differ(before: dict | None, here: dict | None) -> str:
@@ -334,7 +366,8 @@ def main(argv=None) -> int:
             for p in pooled["pairings"]:
                 lo, hi = p["wilson95"]
                 target = f"; target {p['target']}" if p.get("target") else ""
-                print(f"{p['name']}: {p['win_rate_a']:.3f} over {p['games']} games [{lo:.3f}, {hi:.3f}], "
+                se = f", SE by deal {p['se_deal_clustered']:.4f}" if p["se_deal_clustered"] is not None else ""
+                print(f"{p['name']}: {p['win_rate_a']:.3f} over {p['games']} games [{lo:.3f}, {hi:.3f}]{se}, "
                       f"seeds {', '.join(map(str, p['seeds']))}{target}")
         return 0
     if args.games is not None and args.games < 1:

@@ -36,6 +36,11 @@ def test_strength_benchmark_json() -> None:
     assert greedy["a_options"] is None and greedy["b_options"] is None and ismcts["b_options"] is None
     assert {k: ismcts["a_options"][k] for k in ("iterations", "playout_greedy", "playout_turns", "margin_weight")} \
         == {"iterations": 2000, "playout_greedy": 1.0, "playout_turns": 200, "margin_weight": 0.0}
+    # the arena's figures for A: two games of one deal (no clustered error from one deal), places and VP
+    for p in summary["pairings"]:
+        assert p["se_deal_clustered"] is None and p["se_binomial"] >= 0.0
+        assert sum(p["a_places"]) == 2 and len(p["a_places"]) == 2
+        assert isinstance(p["a_vp_mean"], float) and isinstance(p["b_vp_mean"], float)  # VP can go below 0
 
 
 def test_strength_benchmark_rejects_bad_arguments() -> None:
@@ -58,8 +63,11 @@ def _pairing(name: str, games: int, score: float, a: str = "ismcts:seconds=0.1")
 
 
 def test_strength_pool_sums_games_and_recomputes_the_interval(tmp_path) -> None:
-    first = _strength_run(tmp_path / "a.json", 7100, [_pairing("x vs y", 4, 3.0), _pairing("only here", 2, 1.5)])
-    second = _strength_run(tmp_path / "b.json", 7200, [_pairing("x vs y", 6, 5.0)])
+    figures = {"se_deal_clustered": 0.1, "a_vp_mean": 20.0, "b_vp_mean": 10.0, "a_places": [3, 1]}
+    first = _strength_run(tmp_path / "a.json", 7100, [dict(_pairing("x vs y", 4, 3.0), **figures),
+                                                       _pairing("only here", 2, 1.5)])
+    second = _strength_run(tmp_path / "b.json", 7200, [dict(_pairing("x vs y", 6, 5.0), se_deal_clustered=0.05,
+                                                            a_vp_mean=15.0, b_vp_mean=12.5, a_places=[5, 1])])
     out = _run("benchmarks/strength.py", "--pool", first, second, "--json")
     assert out.returncode == 0, out.stderr
     pooled = {p["name"]: p for p in json.loads(out.stdout)["pairings"]}
@@ -68,7 +76,13 @@ def test_strength_pool_sums_games_and_recomputes_the_interval(tmp_path) -> None:
     assert (both["games"], both["score_a"], both["seeds"]) == (10, 8.0, [7100, 7200])
     assert both["win_rate_a"] == 0.8
     assert [round(x, 3) for x in both["wilson95"]] == [0.490, 0.943]
+    # independent runs: the variances add, sqrt((4 * 0.1)^2 + (6 * 0.05)^2) / 10 = 0.5 / 10; VP weighted by games
+    assert both["se_deal_clustered"] == 0.05
+    assert (both["a_vp_mean"], both["b_vp_mean"], both["a_places"]) == (17.0, 11.5, [8, 2])
     assert (pooled["only here"]["games"], pooled["only here"]["seeds"]) == (2, [7100])
+    assert pooled["only here"]["se_deal_clustered"] is None and pooled["only here"]["a_places"] is None
+    out = _run("benchmarks/strength.py", "--pool", first, second)
+    assert "x vs y: 0.800 over 10 games [0.490, 0.943], SE by deal 0.0500, seeds 7100, 7200" in out.stdout
     out = _run("benchmarks/strength.py", "--pool", first, second, "--only", "only", "--json")
     assert out.returncode == 0, out.stderr
     assert [p["name"] for p in json.loads(out.stdout)["pairings"]] == ["only here"]
@@ -159,3 +173,73 @@ def test_evaluation_calibration_cli(tmp_path) -> None:
         out = _run("benchmarks/evaluation_calibration.py", *args)
         assert out.returncode == 2 and "Traceback" not in out.stderr, (args, out.stderr)
         assert message in out.stderr, (args, out.stderr)
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def _played_options(spec: str, players: int) -> dict | None:
+    """strength.played_options, in this process: what a new strength run records for ``spec``."""
+    import importlib.util
+
+    spec_ = importlib.util.spec_from_file_location("strength", os.path.join(ROOT, "benchmarks", "strength.py"))
+    strength = importlib.util.module_from_spec(spec_)
+    spec_.loader.exec_module(strength)
+    return strength.played_options(spec, players)
+
+
+def test_record_options_fills_a_run_recorded_before_options_then_checks_it(tmp_path) -> None:
+    run = _strength_run(tmp_path / "a.json", 7100,
+                        [_pairing("x vs y", 4, 3.0), dict(_pairing("g vs r", 2, 1.0, a="greedy"), b="random")])
+    # --only: just the pairings named, the others left without options
+    out = _run("benchmarks/record_options.py", "--commit", "HEAD", "--only", "g vs", run)
+    assert out.returncode == 0 and "1 pairing(s) recorded, 0 checked" in out.stdout, out.stderr
+    assert "a_options" not in json.loads((tmp_path / "a.json").read_text())["pairings"][0]
+    out = _run("benchmarks/record_options.py", "--commit", "HEAD", run)
+    assert out.returncode == 0 and "1 pairing(s) recorded, 1 checked" in out.stdout, out.stderr
+    x, g = json.loads((tmp_path / "a.json").read_text())["pairings"]
+    assert x["options_from"] == g["options_from"] == _git("rev-parse", "HEAD")
+    # the product's ismcts in 2 players: greedy playouts to the end, the sharp evaluation; pimc pinned to the
+    # baseline's plain playouts (issue 14); bots that do not search have none
+    assert {k: x["a_options"][k] for k in ("seconds", "playout_greedy", "playout_turns", "margin_weight")} \
+        == {"seconds": 0.1, "playout_greedy": 1.0, "playout_turns": 200, "margin_weight": 0.0}
+    assert {k: x["b_options"][k] for k in ("algorithm", "playout_greedy", "playout_turns")} \
+        == {"algorithm": "pimc", "playout_greedy": 0.0, "playout_turns": 0}
+    assert g["a_options"] is None and g["b_options"] is None
+    # two implementations agree: the commit's tree in a subprocess and strength.py's recording in this process
+    assert x["a_options"] == _played_options("ismcts:seconds=0.1", 2)
+    assert x["b_options"] == _played_options("pimc:seconds=0.1", 2)
+    # again: the record is checked, the file left as it is
+    before = (tmp_path / "a.json").read_bytes()
+    out = _run("benchmarks/record_options.py", "--commit", "HEAD", run)
+    assert out.returncode == 0 and "0 pairing(s) recorded, 2 checked" in out.stdout, out.stderr
+    assert (tmp_path / "a.json").read_bytes() == before
+    # a record that differs from what the commit resolves is an error naming the pairing and the field
+    data = json.loads(before)
+    data["pairings"][0]["a_options"]["margin_weight"] = 0.5
+    (tmp_path / "a.json").write_text(json.dumps(data))
+    out = _run("benchmarks/record_options.py", "--commit", "HEAD", run)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "pairings[0].a_options" in out.stderr and "margin_weight" in out.stderr, out.stderr
+
+
+def test_record_options_refuses_what_it_cannot_record(tmp_path) -> None:
+    run = _strength_run(tmp_path / "a.json", 7100, [_pairing("x vs y", 4, 3.0)])
+    before = (tmp_path / "a.json").read_bytes()
+    (tmp_path / "f.json").write_text(json.dumps({"benchmark": "speed"}))
+    # the parent of the last commit that changed a .pyx: this checkout's compiled extensions are not its own
+    changed_pyx = _git("log", "-1", "--format=%H", "--", "*.pyx")
+    cases = [(["--commit", "no-such-commit", run], "not a commit"),
+             (["--commit", f"{changed_pyx}^", run], "extensions' sources differ"),
+             (["--commit", "HEAD", str(tmp_path / "missing.json")], "missing.json"),
+             (["--commit", "HEAD", str(tmp_path / "f.json")], "benchmark"),
+             # the good file is not written when another one fails
+             (["--commit", "HEAD", run, str(tmp_path / "f.json")], "f.json"),
+             (["--commit", "HEAD", "--only", "nothing like it", run], "no pairing whose name"),
+             ([run], "--commit")]
+    for args, expected in cases:
+        out = _run("benchmarks/record_options.py", *args)
+        assert out.returncode == 2 and "Traceback" not in out.stderr, (args, out.stderr)
+        assert expected in out.stderr, (args, out.stderr)
+    assert (tmp_path / "a.json").read_bytes() == before
