@@ -224,14 +224,28 @@ def test_record_options_fills_a_run_recorded_before_options_then_checks_it(tmp_p
     assert "pairings[0].a_options" in out.stderr and "margin_weight" in out.stderr, out.stderr
 
 
+def _commit_with_a_changed_pyx(tmp_path) -> str:
+    """A commit object (no branch points to it; the work tree is untouched) whose tree is HEAD's with one .pyx
+    changed: this checkout's compiled extensions are not its own. Made here, so any clone, shallow or not, has it."""
+    pyx = _git("ls-files", "*.pyx").splitlines()[0]
+    blob = subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=ROOT, input=_git("show", f"HEAD:{pyx}")
+                          + "\n# changed\n", capture_output=True, text=True, check=True).stdout.strip()
+    env = {**os.environ, "GIT_INDEX_FILE": str(tmp_path / "index")}
+    for args in (["read-tree", "HEAD"], ["update-index", "--cacheinfo", f"100644,{blob},{pyx}"]):
+        subprocess.run(["git", *args], cwd=ROOT, env=env, check=True, capture_output=True)
+    tree = subprocess.run(["git", "write-tree"], cwd=ROOT, env=env, check=True, capture_output=True,
+                          text=True).stdout.strip()
+    return subprocess.run(["git", "-c", "user.name=test", "-c", "user.email=test@example.invalid", "commit-tree",
+                           tree, "-p", "HEAD", "-m", "a .pyx changed"], cwd=ROOT, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
 def test_record_options_refuses_what_it_cannot_record(tmp_path) -> None:
     run = _strength_run(tmp_path / "a.json", 7100, [_pairing("x vs y", 4, 3.0)])
     before = (tmp_path / "a.json").read_bytes()
     (tmp_path / "f.json").write_text(json.dumps({"benchmark": "speed"}))
-    # the parent of the last commit that changed a .pyx: this checkout's compiled extensions are not its own
-    changed_pyx = _git("log", "-1", "--format=%H", "--", "*.pyx")
     cases = [(["--commit", "no-such-commit", run], "not a commit"),
-             (["--commit", f"{changed_pyx}^", run], "extensions' sources differ"),
+             (["--commit", _commit_with_a_changed_pyx(tmp_path), run], "extensions' sources differ"),
              (["--commit", "HEAD", str(tmp_path / "missing.json")], "missing.json"),
              (["--commit", "HEAD", str(tmp_path / "f.json")], "benchmark"),
              # the good file is not written when another one fails
