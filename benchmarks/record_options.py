@@ -27,6 +27,8 @@ import subprocess
 import sys
 import tempfile
 
+from strength import _options_differ  # benchmarks/ is sys.path[0] when this script runs
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # what the compiled extensions are built from: equal at the commit and here, or the copied extensions are not its
 EXTENSION_SOURCES = ("*.pyx", "*.pxd", "engine/csrc", "setup.py")
@@ -136,10 +138,9 @@ def record(path: str, commit: str, only: list[str] | None = None) -> tuple[dict,
         if "a_options" in pairing or "b_options" in pairing:
             for key, value in found.items():
                 if pairing.get(key) != value:
-                    fields = sorted(k for k in (pairing.get(key) or {}).keys() | (value or {}).keys()
-                                    if (pairing.get(key) or {}).get(k) != (value or {}).get(k)) or ["the whole"]
-                    raise RecordError(f"{path}: pairings[{i}].{key}: {pairing['name']!r} records other options than "
-                                      f"{commit[:12]} resolves ({', '.join(fields)})")
+                    # the earlier side is the file's record, "here" the commit's code
+                    raise RecordError(f"{path}: pairings[{i}].{key}: {pairing['name']!r} (the file against "
+                                      f"{commit[:12]}) " + _options_differ(pairing.get(key), value))
             checked += 1
         else:
             pairing.update(found, options_from=commit)

@@ -41,9 +41,9 @@ bots played with other search options, ``a_options`` and ``b_options`` in each p
 rate and Wilson interval, and where every run recorded them (``se_deal_clustered``, ``a_vp_mean``, ``b_vp_mean``,
 ``a_places``: a seat-rotated gauntlet plays each deal from every seat, so its games are not independent draws; the
 Wilson interval stands where the deal-clustered standard error is no larger than the binomial one, ``se_binomial``)
-the pooled standard error by deal, mean VP and places; with ``--only`` just the pairings named. Runs made before the options were recorded have
-none, and pool only with each other: ``benchmarks/record_options.py`` records them from the code of the run's own
-commit.
+the pooled standard error by deal, mean VP and places; with ``--only`` just the pairings named. Runs made before
+the options were recorded have none, and pool only with each other: ``benchmarks/record_options.py`` records them
+from the code of the run's own commit.
 """
 
 from __future__ import annotations

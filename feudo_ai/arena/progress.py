@@ -30,8 +30,7 @@ def results_table(summary: dict, title: str | None = None) -> Table:
         for i, row in enumerate(p["entrants"]):
             rate = "-" if row["win_rate"] is None else f"{row['win_rate']:.3f}"
             lo, hi = row["wilson95"]
-            se = (row.get("standard_error") or {}).get("deal_clustered")
-            vp, places = row.get("vp_mean"), row.get("places")
+            se, vp, places = row["standard_error"]["deal_clustered"], row["vp_mean"], row["places"]
             table.add_row(p["name"] if i == 0 else "", row["bot"] + (f" x{row['seats']}" if row["seats"] > 1 else ""),
                           f"{p['games']}/{p['games_scheduled']}" if i == 0 else "", f"{row['score']:g}", rate,
                           f"[{lo:.3f}, {hi:.3f}]", f"{row['fair_share']:.2f}", "-" if se is None else f"{se:.3f}",
