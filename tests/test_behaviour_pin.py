@@ -1,0 +1,43 @@
+"""The code's behaviour is pinned across reorganisations: the searches and bot games of ``tests/behaviour_pin.py``
+give exactly the answers and game records recorded before the settings, the position and the modules were
+reorganised (``tests/data/behaviour_pin.json``, recorded at commit d1195c9): same seed and iterations, same advice;
+same bot specs and seed, same game."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import behaviour_pin as pin
+
+EXPECTED = json.loads(pin.DATA.read_text())
+
+
+@pytest.mark.parametrize("i", range(len(pin.GAMES)), ids=[",".join(g[2]) for g in pin.GAMES])
+def test_bot_games_are_unchanged(i):
+    players, seed, specs = pin.GAMES[i]
+    want = EXPECTED["games"][i]
+    assert (want["players"], want["seed"], want["bots"]) == (players, seed, specs)
+    got = pin.run_game(players, seed, specs)
+    assert got["actions"] == want["actions"]
+    assert (got["vp"], got["turn"]) == (want["vp"], want["turn"])
+
+
+@pytest.mark.parametrize("p", range(len(pin.POSITIONS)), ids=[str(p) for p in pin.POSITIONS])
+def test_searches_give_the_same_advice(p):
+    players, seed, decisions, seat = pin.POSITIONS[p]
+    state = pin.position(players, seed, decisions)
+    wants = [w for w in EXPECTED["searches"] if w["position"] == [players, seed, decisions, seat]]
+    assert len(wants) == len(pin.SEARCHES)
+    for case, want in zip(pin.SEARCHES, wants):
+        assert want["case"] == case
+        got = pin.advice_record(pin.run_search(state, seat, case))
+        assert got == {k: v for k, v in want.items() if k not in ("position", "case")}, case
+
+
+def test_service_answers_are_unchanged():
+    got = pin.run_service(pin.SERVICE)
+    assert len(got) == len(EXPECTED["service"])
+    for g, want in zip(got, EXPECTED["service"]):
+        assert json.loads(json.dumps(g)) == want
