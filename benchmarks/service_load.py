@@ -9,7 +9,8 @@ then ``--clients`` threads each send one request after another (one gRPC channel
 position has been answered once (so the server's caches, its thread pool's threads and their malloc arenas have
 all been used); the server's resident memory (RSS) is read at its end and then every half second, and its
 growth is reported over the measured period and over its second half alone (a leak keeps growing there, a
-warm-up effect does not). Prints latency percentiles (client side, whole call), throughput, errors by status
+warm-up effect does not). Before the load, ``overhead_ms`` measures the per-call overhead (time outside the search:
+:func:`call_overhead`). Prints latency percentiles (client side, whole call), throughput, errors by status
 code, mean iterations per answer, the RSS, and the machine's load average before and after the run (other
 processes take CPU from the searches: iterations per answer drop and latency spreads when it is above the number
 of cores). Targets (issue 11): zero errors, p99 <= 300 ms, RSS growth <= 10 %. Not a test: nothing here asserts.
@@ -88,6 +89,28 @@ def rss_report(start: float | None, end: float | None, samples: list[float]) -> 
             "second_half_growth_pct": round(100 * (end - half) / half, 1) if half else None}
 
 
+def call_overhead(channel, reqs: list, rounds: int = 3) -> dict:
+    """The per-call overhead, the time of a call outside the search: the latency of Suggest with a one-iteration
+    budget, one call at a time before the load starts (every position ``rounds`` times; the first round only
+    warms the server up). Everything but the search is in it: the request's parsing and checking, building the
+    position, the search's set-up, the answer and the loopback round trip."""
+    stub = apb_grpc.AdvisorStub(channel)
+    lat = []
+    for r in range(rounds):
+        for req in reqs:
+            one = apb.SuggestRequest()
+            one.CopyFrom(req)
+            one.limits.ClearField("seconds")
+            one.limits.iterations = 1
+            t = time.perf_counter()
+            stub.Suggest(one, timeout=30)
+            if r:
+                lat.append((time.perf_counter() - t) * 1000)
+    a = np.array(lat)
+    return {"calls": len(lat), "mean": round(float(a.mean()), 2), "p50": round(float(np.percentile(a, 50)), 2),
+            "p90": round(float(np.percentile(a, 90)), 2), "max": round(float(a.max()), 2)}
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -132,6 +155,7 @@ def main() -> int:
         lock = threading.Lock()
         results: list[tuple[float, str, int]] = []  # (latency, status, iterations), measured phase only
         phase = {"measure": False, "stop": False}
+        overhead = call_overhead(channels[0], reqs)
         answered: set[int] = set()  # positions answered during the warm-up
         warmup_requests = [0]
 
@@ -200,6 +224,7 @@ def main() -> int:
                                                                                 ("p99", 99))}
         | {"max": round(float(lat.max()), 1)},
         "mean_iterations": round(float(np.mean([r[2] for r in ok])), 1) if ok else 0,
+        "overhead_ms": overhead,
         "warmup": warmup,
         "server_rss_mb": rss_report(rss_start, rss_end, rss_samples),
         "cpus": os.cpu_count(),
