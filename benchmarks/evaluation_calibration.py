@@ -27,7 +27,7 @@ import numpy as np  # noqa: E402
 
 from engine import FeudoError, GameRecord  # noqa: E402
 from engine.core import to_core  # noqa: E402
-from feudo_ai.advice import SearchOptions  # noqa: E402
+from feudo_ai.settings import SearchOptions  # noqa: E402
 
 GRID = (0.5, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16, 18, 20, 25, 30)
 SHIPPED = float(SearchOptions().temperature)  # the temperature every search uses unless told otherwise
@@ -50,7 +50,7 @@ def calibrate(records: list[GameRecord], grid=GRID) -> dict:
     :raises ValueError: records of more than one number of players.
     :raises IllegalActionError: a record whose actions do not replay."""
     from feudo_ai._feudo_game import evaluate_state
-    from feudo_ai.train import cross_entropy
+    from feudo_ai.experimental.train import cross_entropy
 
     temps = sorted({float(t) for t in grid} | {SHIPPED})
     counts = sorted({r.players for r in records})

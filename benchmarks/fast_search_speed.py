@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from engine import Phase, new_game, sample_chance  # noqa: E402
 import feudo_ai  # noqa: E402
-from feudo_ai.advice import GREEDY_PLAYOUTS, GREEDY_PLAYOUTS_2P  # noqa: E402
+from feudo_ai.search import GREEDY_PLAYOUTS, GREEDY_PLAYOUTS_2P  # noqa: E402
 
 
 def first_turn_positions() -> dict:

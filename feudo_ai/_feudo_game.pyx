@@ -833,7 +833,7 @@ cdef class FeudoGame(SearchGame):
     model whose C weights ``value`` is, :func:`feudo_ai.value.c_model`); ``margin_weight`` in [0, 1] and
     ``margin_temperature`` (> 0): the wide softmax mixed into the handmade rewards (:c:func:`_evaluate`);
     ``playout_greedy`` in [0, 1]: the share of the playouts' moves that are the greedy pick. Options are validated by
-    :meth:`feudo_ai.advice.SearchOptions.validate`; this checks only what would be unsafe in C.
+    :meth:`feudo_ai.settings.SearchOptions.validate`; this checks only what would be unsafe in C.
     """
 
     def __init__(self, CoreState state not None, int seat, str sampler="uniform", double temperature=1.0,

@@ -60,15 +60,15 @@ ctypedef struct SearchC:
     int playout
     int playout_turns       # the horizon handed to game.truncate
     double c                # UCB exploration
-    double gamma            # EXP3 exploration
+    double exp3_gamma       # EXP3 exploration
     double prior_weight     # progressive bias of UCB1: + prior_weight * prior / (1 + visits); 0: no prior
     double prior_temperature    # softmax temperature turning the game's prior scores into a distribution
     long long max_iterations    # <= 0: no limit
     double deadline         # CLOCK_MONOTONIC seconds, <= 0: none
     int* cancel             # shared flag, stop when non-zero (may be NULL)
-    # PIMC (perfect != 0): one perfect-information tree per sampled world; iteration i searches world
+    # PIMC (pimc != 0): one perfect-information tree per sampled world; iteration i searches world
     # i mod num_worlds, so the budget is split evenly whatever stops the search
-    int perfect
+    int pimc
     int num_worlds
     char* world_states      # the num_worlds determinized worlds (drawn once, at construction)
     int* world_roots        # root node of each world's tree

@@ -220,7 +220,7 @@ cdef int _select(SearchC* S, int node, int p, bint exp3, const int* legal, int n
     expanded[0] = False
     if exp3:
         # EXP3 over every legal action (a missing child has gain 0)
-        eta = S.gamma / n
+        eta = S.exp3_gamma / n
         gmax = -1e300
         for i in range(n):
             a = legal[i]
@@ -235,12 +235,12 @@ cdef int _select(SearchC* S, int node, int p, bint exp3, const int* legal, int n
         acc = 0.0
         pick = n - 1
         for i in range(n):
-            pr = (1.0 - S.gamma) * w[i] / total + S.gamma / n
+            pr = (1.0 - S.exp3_gamma) * w[i] / total + S.exp3_gamma / n
             acc += pr
             if r < acc:
                 pick = i
                 break
-        pr = (1.0 - S.gamma) * w[pick] / total + S.gamma / n
+        pr = (1.0 - S.exp3_gamma) * w[pick] / total + S.exp3_gamma / n
         prob[0] = pr
         a = legal[pick]
         if S.seen[a] == stamp:
@@ -380,7 +380,7 @@ cdef int _iterate(SearchC* S) noexcept nogil:
     return _finish(S, w, npath)
 
 
-cdef int _iterate_perfect(SearchC* S) noexcept nogil:
+cdef int _iterate_pimc(SearchC* S) noexcept nogil:
     """One PIMC iteration: plain UCT in the tree of world ``iterations mod num_worlds``, where every action
     is seen by every player (one tree, edges are the actions and chance outcomes themselves, UCB1 on the
     chooser's reward also at simultaneous moves). Returns -1 if cancelled during the playout."""
@@ -441,7 +441,7 @@ cdef void _run(SearchC* S) noexcept nogil:
         if S.deadline > 0 and search_now() >= S.deadline:
             S.stop = STOP_TIME
             break
-        if (_iterate_perfect(S) if S.perfect else _iterate(S)) < 0:
+        if (_iterate_pimc(S) if S.pimc else _iterate(S)) < 0:
             S.stop = STOP_CANCELLED
             break
     S.elapsed += search_now() - t0
@@ -479,8 +479,9 @@ _STOPS = {STOP_NONE: None, STOP_ITERATIONS: "iterations", STOP_TIME: "time", STO
 cdef class SearchWorker:
     """One root-parallel worker over a :class:`feudo_ai._game.SearchGame` (its own trees, RNG and statistics).
 
-    Options are validated by :meth:`feudo_ai.advice.SearchOptions.validate` before they get here; this class
-    checks only what would be unsafe in C. ``perfect=True``: PIMC over ``worlds`` worlds drawn at construction.
+    Options are validated by :meth:`feudo_ai.settings.SearchOptions.validate` before they get here; this class
+    checks only what would be unsafe in C. ``algorithm="pimc"``: PIMC over ``worlds`` worlds drawn at
+    construction.
     """
 
     def __cinit__(self):
@@ -488,19 +489,23 @@ cdef class SearchWorker:
 
     def __init__(self, SearchGame game not None, unsigned long long seed, long long iterations=0,
                  double deadline=0.0, int max_nodes=1000000, str playout="truncated", int playout_turns=0,
-                 double c=0.2, double gamma=0.15, CancelFlag cancel=None, bint perfect=False, int worlds=8,
+                 double c=0.2, double exp3_gamma=0.15, CancelFlag cancel=None, str algorithm="ismcts", int worlds=8,
                  double prior_weight=0.0, double prior_temperature=1.0):
         cdef SearchC* S
         cdef int q, i, n
+        cdef bint pimc
         if not game.ready():
             raise ValueError("game: no root set")
         n = game.c.num_players
         if playout not in PLAYOUTS:
             raise ValueError(f"playout: expected one of {', '.join(PLAYOUTS)}, got {playout!r}")
-        if perfect and not 1 <= worlds <= 4096:
+        if algorithm not in ("ismcts", "pimc"):
+            raise ValueError(f"algorithm: expected ismcts or pimc, got {algorithm!r}")
+        pimc = algorithm == "pimc"
+        if pimc and not 1 <= worlds <= 4096:
             raise ValueError(f"worlds: expected an integer in [1, 4096], got {worlds}")
-        if max_nodes < (worlds if perfect else n) + 1:
-            raise ValueError(f"max_nodes: expected at least {(worlds if perfect else n) + 1}, got {max_nodes}")
+        if max_nodes < (worlds if pimc else n) + 1:
+            raise ValueError(f"max_nodes: expected at least {(worlds if pimc else n) + 1}, got {max_nodes}")
         if game.c.num_actions < 1 or game.c.max_legal < 1:
             raise ValueError("game: no actions")
         if not 0.0 <= prior_weight < float("inf"):
@@ -523,7 +528,7 @@ cdef class SearchWorker:
         S.playout = PLAYOUTS[playout]
         S.playout_turns = playout_turns
         S.c = c
-        S.gamma = gamma
+        S.exp3_gamma = exp3_gamma
         S.prior_weight = prior_weight
         S.prior_temperature = prior_temperature
         S.max_iterations = iterations
@@ -546,9 +551,9 @@ cdef class SearchWorker:
                 or S.seen == NULL or S.child_of == NULL or S.path == NULL or S.beliefs == NULL):
             raise MemoryError()
         rng_seed(&S.rng, seed)
-        if perfect:
+        if pimc:
             # PIMC: draw the worlds now (from the hidden root) and give each its tree
-            S.perfect = 1
+            S.pimc = 1
             S.num_worlds = worlds
             S.world_states = <char*>malloc(game.c.state_size * <size_t>worlds)
             S.world_roots = <int*>malloc(sizeof(int) * <size_t>worlds)
@@ -618,7 +623,7 @@ cdef class SearchWorker:
     def world_roots(self):
         """PIMC: the root node of each sampled world's tree ([] for MO-ISMCTS)."""
         cdef int i
-        return [self.S.world_roots[i] for i in range(self.S.num_worlds)] if self.S.perfect else []
+        return [self.S.world_roots[i] for i in range(self.S.num_worlds)] if self.S.pimc else []
 
     def _check_node(self, int node):
         if not 0 <= node < self.S.used:
@@ -639,7 +644,7 @@ cdef class SearchWorker:
         cdef SearchC* S = self.S
         cdef int c, i
         out = {}
-        roots = [S.world_roots[i] for i in range(S.num_worlds)] if S.perfect else [S.roots[S.seat]]
+        roots = [S.world_roots[i] for i in range(S.num_worlds)] if S.pimc else [S.roots[S.seat]]
         for r in roots:
             c = S.nodes[r].child
             while c >= 0:
@@ -661,5 +666,5 @@ cdef class SearchWorker:
 
 
 def node_bytes():
-    """Bytes of one tree node (what the memory limit of a search counts, feudo_ai.advice.NODE_BYTES)."""
+    """Bytes of one tree node (what the memory limit of a search counts, feudo_ai.settings.NODE_BYTES)."""
     return sizeof(NodeC)

@@ -20,7 +20,7 @@ from engine.actions import PLAYER_NAMES
 from engine.core import BACKENDS
 
 from .arena.cli import add_parser as add_arena_parser
-from .bots import BOTS, make_bot
+from feudo_ai.bots import BOTS, make_bot
 
 
 def _add_game_options(p: argparse.ArgumentParser) -> None:
@@ -156,7 +156,7 @@ class _TurnPrinter:
         self.pending: tuple[State, int] | None = None
 
     def _flush(self, after: State) -> None:
-        from .narrate import narrate
+        from feudo_ai.people.narrate import narrate
 
         if self.pending is not None:
             before, action = self.pending
@@ -245,8 +245,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from .advice import SearchOptions, product_options
-    from .play import HumanSession, LocalTable, default_console
+    from feudo_ai.settings import resolve
+    from feudo_ai.people.play import HumanSession, LocalTable, default_console
 
     if args.match is not None or args.token is not None:
         if args.server is None or args.match is None or args.token is None:
@@ -256,7 +256,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.server is not None and args.match is not None:
         if args.seat < 0:
             raise ValueError(f"--seat: expected a seat number, got {args.seat}")
-        from .hosted_play import play_hosted  # its code: feudo_ai/hosted_play.py
+        from feudo_ai.people.hosted_play import play_hosted  # its code: feudo_ai/hosted_play.py
 
         return play_hosted(args, [])
     ruleset = _ruleset(args)
@@ -271,14 +271,14 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.server is not None:  # a new match on the server: the bots are checked and run there
         if args.ruleset is not None or args.map_file is not None:
             raise ValueError("--ruleset/--map: a hosted match plays the packaged ruleset and map")
-        from .hosted_play import play_hosted
+        from feudo_ai.people.hosted_play import play_hosted
 
         return play_hosted(args, names)
     state = new_fast_game(ruleset, args.players, seed=args.seed, game_map=load_map(args.map_file, seed=args.seed),
                           backend=args.backend)
     it = iter(names)
     bots = [None if p == args.seat else make_bot(next(it), args.seed * 1000 + p) for p in range(args.players)]
-    hints = SearchOptions(seconds=args.hint_seconds, **product_options(args.players))
+    hints = resolve("product", args.players, {"seconds": args.hint_seconds})
     table = LocalTable(state, args.seat, bots, args.seed, hints)
     return HumanSession(table, console=default_console()).run()
 
@@ -294,8 +294,8 @@ def _ask(question: str, default: str) -> str:
 def cmd_companion(args: argparse.Namespace) -> int:
     from engine import new_game
 
-    from .advice import SearchOptions, product_options
-    from .companion import CompanionSession
+    from feudo_ai.settings import resolve
+    from feudo_ai.people.companion import CompanionSession
 
     if args.players is None:
         args.players = int(_ask("Players (2-4)", "4"))
@@ -316,7 +316,7 @@ def cmd_companion(args: argparse.Namespace) -> int:
             raise ValueError(f"--castles: expected comma-separated Castle site ids, got {args.castles!r}") from None
     game_map = load_map(args.map_file, seed=args.seed)
     start = new_game(ruleset, args.players, seed=args.seed, game_map=game_map, castles=castles)
-    hints = SearchOptions(seconds=args.hint_seconds, **product_options(args.players))
+    hints = resolve("product", args.players, {"seconds": args.hint_seconds})
     session = CompanionSession(start, args.seat, hints, seed=args.seed)
     return session.run()
 
@@ -394,7 +394,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_commands(sub)
     add_arena_parser(sub)  # feudo arena: its code is in feudo_ai/arena/
-    from .train import add_parser as add_train_parser
+    from feudo_ai.experimental.train import add_parser as add_train_parser
 
     add_train_parser(sub)  # feudo train: the learned evaluation (feudo_ai/train.py)
     return parser

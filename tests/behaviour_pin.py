@@ -88,12 +88,11 @@ def advice_record(advice) -> dict:
 
 
 def run_search(state, seat, case: dict):
-    from feudo_ai.advice import SearchOptions, advise, product_options
+    from feudo_ai.search import advise
+    from feudo_ai.settings import resolve
 
     fields = {k: v for k, v in case.items() if k != "product"}
-    if case.get("product"):
-        fields.update(product_options(state.num_players))
-    return advise(state, seat, SearchOptions(**fields))
+    return advise(state, seat, resolve("product" if case.get("product") else "default", state.num_players, fields))
 
 
 def run_game(players: int, seed: int, specs: list[str]) -> dict:

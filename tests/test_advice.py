@@ -52,7 +52,7 @@ def test_memory_of_a_search_is_capped():
 
 def test_c_node_size_is_what_the_memory_cap_counts():
     from feudo_ai import _search
-    from feudo_ai.advice import NODE_BYTES
+    from feudo_ai.settings import NODE_BYTES
 
     assert _search.node_bytes() == NODE_BYTES
 

@@ -57,7 +57,7 @@ def test_remote_entrant_plays_through_the_advisor(advisor, tmp_path):
 
     from engine import GameRecord, load_map, new_fast_game
     from feudo_ai import SearchOptions, advise
-    from feudo_ai.advice import MAX_PLAYOUT_TURNS
+    from feudo_ai.settings import MAX_PLAYOUT_TURNS
     from feudo_ai.arena import strip_timing
 
     spec = f"remote:address={advisor.address}:iterations=30"

@@ -12,7 +12,7 @@ from engine import Phase, new_game, play_game
 from engine.board import Kind
 from feudo_ai.bots import BOTS, RandomBot, make_bot, parse_bot_spec
 from feudo_ai.cli import main as cli_main
-from feudo_ai.greedy import attack_plan
+from feudo_ai.bots.greedy import attack_plan
 
 
 def test_parse_bot_spec() -> None:
@@ -51,7 +51,7 @@ def test_make_bot_registry_and_errors() -> None:
 
 
 def test_c_bot_without_the_extension_is_a_clear_error(monkeypatch) -> None:
-    import feudo_ai.fast_search as fs
+    import feudo_ai.search.c_backend as fs
 
     monkeypatch.setattr(fs, "_search", None)
     with pytest.raises(ValueError, match="not built.*build_ext"):

@@ -17,8 +17,8 @@ from feudo_ai.bots import RandomBot, make_bot
 # A missing extension is a collection error (the tests fail, never skip): python setup.py build_ext --inplace
 from feudo_ai import _feudo_game, _search
 from feudo_ai._feudo_game import FeudoGame
-from feudo_ai.advice import SearchOptions
-from feudo_ai.fast_search import PIMCBot
+from feudo_ai.settings import SearchOptions
+from feudo_ai.bots.search_bots import PIMCBot
 
 from search_helpers import c_search as search  # noqa: E402 - one C search, SearchOptions names
 from search_helpers import (advice_key, cancel_after, find_position, hidden_of_others, hidden_position, positions,

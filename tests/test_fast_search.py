@@ -16,15 +16,16 @@ import pytest
 from engine import Phase, new_game, play_game
 from engine.core import CoreState
 from feudo_ai.bots import RandomBot
-from feudo_ai.cancel import CancelEvent
+from feudo_ai.search.cancel import CancelEvent
 from feudo_ai.evaluate import position_score
 
 # A missing extension is a collection error (the tests fail, never skip): python setup.py build_ext --inplace
 from feudo_ai import _feudo_game, _search
 from feudo_ai._feudo_game import FeudoGame
-from feudo_ai.advice import SearchOptions, derive_seed
-from feudo_ai.fast_search import ISMCTSBot
-from feudo_ai.ismcts import _selects_later as selects_later
+from feudo_ai.settings import SearchOptions
+from feudo_ai.search.answer import derive_seed
+from feudo_ai.bots.search_bots import ISMCTSBot
+from feudo_ai.search.python_backend import _selects_later as selects_later
 
 from search_helpers import c_search as search  # noqa: E402 - one C search, SearchOptions names
 from search_helpers import (advice_key, cancel_after, find_position, hidden_of_others, hidden_position, positions,

@@ -98,7 +98,7 @@ def test_advice_ignores_what_chance_will_draw() -> None:
 
 def test_the_honesty_check_catches_a_cheating_search(monkeypatch) -> None:
     """The comparison above has teeth: a search whose worlds are the true state fails it."""
-    import feudo_ai.ismcts as ismcts_mod
+    import feudo_ai.search.python_backend as ismcts_mod
 
     results = []
     for phase in (Phase.REVEAL, Phase.MOVE, Phase.SELECT):

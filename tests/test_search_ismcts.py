@@ -12,8 +12,9 @@ import pytest
 
 from engine import Phase, new_game
 from feudo_ai import ismcts as I
-from feudo_ai.advice import Advice, SearchOptions
-from feudo_ai.ismcts import SearchConfig
+from feudo_ai.search import Advice
+from feudo_ai.settings import SearchOptions
+from feudo_ai.search.python_backend import SearchConfig
 from search_helpers import engine, find_position, hidden_of_others  # noqa: F401 - engine is a fixture
 
 

@@ -17,7 +17,7 @@ import pytest
 from engine import Phase
 from engine.core import CoreState
 from feudo_ai import _feudo_game, fast_search, ismcts
-from feudo_ai.advice import SearchOptions
+from feudo_ai.settings import SearchOptions
 from feudo_ai.evaluate import position_score
 
 from search_helpers import advice_key, check_blind_pairs_agree, find_position, hidden_position, positions

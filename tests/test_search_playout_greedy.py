@@ -21,7 +21,8 @@ import pytest
 from engine import Phase
 from engine.core import CoreState
 from feudo_ai import _feudo_game, fast_search
-from feudo_ai.advice import MAX_PLAYOUT_TURNS, SearchOptions, greedy_playouts, product_options
+from feudo_ai.settings import MAX_PLAYOUT_TURNS, SearchOptions
+from feudo_ai.search import greedy_playouts, product_options
 from feudo_ai.evaluate import position_score
 
 from search_helpers import advice_key, check_blind_pairs_agree, find_position, hidden_position, positions

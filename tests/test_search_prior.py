@@ -18,7 +18,7 @@ from engine import Phase
 from engine.core import CoreState
 from feudo_ai import _feudo_game, _search
 from feudo_ai._goofspiel import GoofspielGame
-from feudo_ai.advice import SearchOptions
+from feudo_ai.settings import SearchOptions
 from feudo_ai.evaluate import position_score
 
 from search_helpers import advice_key, check_blind_pairs_agree, find_position, hidden_position
@@ -101,7 +101,7 @@ def test_feudo_prior_scores_are_the_one_ply_position_score() -> None:
 def test_feudo_attack_prior_prefers_winnable_attacks() -> None:
     """Attack (R11): PASS scores 0; an attack its joinable force cannot win -2; a winnable one what it is
     worth (>= 0). Checked against the defence and force worked out from the reference state."""
-    from feudo_ai.greedy import attack_plan
+    from feudo_ai.bots.greedy import attack_plan
 
     state = find_position(lambda s: s.phase == Phase.ATTACK and len(s.legal_actions()) > 2, players=2)
     p, L = state.current_player(), state.game.layout

@@ -28,7 +28,7 @@ from feudo.v1 import advisor_pb2 as apb
 from feudo.v1 import advisor_pb2_grpc as apb_grpc
 from feudo.v1 import game_pb2 as gpb
 from feudo_ai import ObservedPosition, SearchOptions
-from feudo_ai.advice import MAX_PLAYOUT_TURNS
+from feudo_ai.settings import MAX_PLAYOUT_TURNS
 from feudo_ai.client import AdvisorClient, AdvisorError
 from feudo_ai.service.advisor import ServiceConfig
 from feudo_ai.service.convert import position_from

@@ -18,7 +18,7 @@ from service_helpers import positions_by_phase, running_server
 
 from feudo.v1 import advisor_pb2 as apb
 from feudo.v1 import advisor_pb2_grpc as apb_grpc
-from feudo_ai.cancel import CancelEvent, forward_cancel
+from feudo_ai.search.cancel import CancelEvent, forward_cancel
 from feudo_ai.client import AdvisorClient, AdvisorError
 from feudo_ai.service import advisor as adv
 from feudo_ai.service.advisor import AdvisorServicer, ServiceConfig

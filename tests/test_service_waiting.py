@@ -18,7 +18,7 @@ from feudo.v1 import advisor_pb2 as apb
 from feudo.v1 import advisor_pb2_grpc as apb_grpc
 from feudo.v1 import game_pb2 as gpb
 from feudo_ai import ObservedPosition
-from feudo_ai.advice import NotToAct, decision_root
+from feudo_ai.search import NotToAct, decision_root
 from feudo_ai.service import convert
 from feudo_ai.service.convert import position_from
 

@@ -215,14 +215,15 @@ def test_ruleset_unknown_fields_are_refused_naming_known_ones(path, value, field
     ({"threads": 64, "max_nodes": 8_000_000, "seconds": 1.0}, "memory limit"),
 ])
 def test_search_options_are_capped(kwargs, word):
-    from feudo_ai.advice import SearchOptions  # the one place search options are checked (issue 10)
+    from feudo_ai.settings import SearchOptions  # the one place search options are checked (issue 10)
 
     with pytest.raises(ValueError, match=word):
         SearchOptions(**kwargs)
 
 
 def test_default_node_pools_fit_the_memory_limit():
-    from feudo_ai.fast_search import MAX_SEARCH_BYTES, NODE_BYTES, _default_nodes
+    from feudo_ai.settings import MAX_SEARCH_BYTES, NODE_BYTES
+    from feudo_ai.search.c_backend import _default_nodes
 
     for threads in (1, 2, 8, 64):
         timed = _default_nodes(0, True, 4, 8, threads)
@@ -231,7 +232,7 @@ def test_default_node_pools_fit_the_memory_limit():
 
 
 def test_python_search_options_are_capped():
-    from feudo_ai.advice import SearchOptions
+    from feudo_ai.settings import SearchOptions
 
     for bad in ({"c": math.nan}, {"playout_turns": 2**40}, {"iterations": 3 * 10**8}, {"max_nodes": 10**9},
                 {"threads": 64, "max_nodes": 100_000}):

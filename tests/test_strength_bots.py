@@ -14,7 +14,7 @@ from engine import new_game, sample_chance
 from engine.serialize import state_from_dict
 
 import feudo_ai
-from feudo_ai.advice import MAX_PLAYOUT_TURNS, SearchOptions
+from feudo_ai.settings import MAX_PLAYOUT_TURNS, SearchOptions
 from feudo_ai.bots import make_bot
 
 fast_search = pytest.importorskip("feudo_ai.fast_search")
@@ -209,7 +209,7 @@ def _decisions(players: int = 2, seed: int = 4):
 
 
 def test_clock_never_exceeds_the_total_and_weighs_the_decisions() -> None:
-    from feudo_ai.clock import GameClock, decision_weight
+    from feudo_ai.bots.clock import GameClock, decision_weight
 
     fake = FakeClock()
     clock = GameClock(60.0, clock=fake)
@@ -232,7 +232,7 @@ def test_clock_never_exceeds_the_total_and_weighs_the_decisions() -> None:
     assert clock.overhead == pytest.approx(0.002)  # (the extra millisecond was inside the search)
     # the same clock (fresh, same turn): a selection gets more than an attack, more than a plain decision,
     # more than a choice between two actions
-    from feudo_ai.clock import W_ATTACK, W_NARROW, W_SELECTION
+    from feudo_ai.bots.clock import W_ATTACK, W_NARROW, W_SELECTION
     for turn in range(3, 8):
         kinds = {}
         for st in states:
@@ -248,7 +248,7 @@ def test_clock_never_exceeds_the_total_and_weighs_the_decisions() -> None:
 
 def test_clock_runs_out_then_stops_searching() -> None:
     """A clock charged more than it gives (a slow machine) runs out: from then on no search is started."""
-    from feudo_ai.clock import GameClock
+    from feudo_ai.bots.clock import GameClock
 
     fake = FakeClock()
     clock = GameClock(5.0, clock=fake)
@@ -272,7 +272,7 @@ def test_clock_runs_out_then_stops_searching() -> None:
 
 def test_clock_reserves_the_overhead_of_the_decisions_to_come() -> None:
     """A bot whose decisions cost 50 ms outside the search keeps that time back for the rest of the game."""
-    from feudo_ai.clock import GameClock
+    from feudo_ai.bots.clock import GameClock
 
     fake = FakeClock()
     clock = GameClock(30.0, clock=fake)
@@ -287,7 +287,7 @@ def test_clock_reserves_the_overhead_of_the_decisions_to_come() -> None:
 
 
 def test_clock_resets_for_a_new_game() -> None:
-    from feudo_ai.clock import GameClock
+    from feudo_ai.bots.clock import GameClock
 
     fake = FakeClock()
     clock = GameClock(10.0, clock=fake)
@@ -357,7 +357,7 @@ def test_levels_are_bots_of_growing_strength_by_construction() -> None:
     max: ismcts at 10,000 with the product's greedy playouts (the measured rates between the levels are in
     docs/search.md)."""
     from feudo_ai.bots import BOTS, LEVELS
-    from feudo_ai.greedy import GreedyBot
+    from feudo_ai.bots.greedy import GreedyBot
 
     bots = {level: make_bot(level, 1) for level in ("easy", "medium", "hard", "max")}
     assert set(LEVELS) == set(bots) and all(level in BOTS for level in bots)
@@ -385,7 +385,7 @@ def test_levels_are_bots_of_growing_strength_by_construction() -> None:
 
 def test_easy_plays_random_moves_at_its_rate() -> None:
     """greedy:epsilon=e plays a uniformly random legal action in a share e of its decisions (seeded)."""
-    from feudo_ai.greedy import GreedyBot
+    from feudo_ai.bots.greedy import GreedyBot
 
     states = [s for s in _decisions()[:400] if len(s.legal_actions()) > 3][:150]
     greedy, noisy = GreedyBot(3), GreedyBot(3, epsilon=0.4)

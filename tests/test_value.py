@@ -16,7 +16,7 @@ from engine.core import CoreState
 from feudo_ai import SearchOptions, _feudo_game, _value, advise, value
 from feudo_ai.bots import make_bot
 from feudo_ai.cli import main
-from feudo_ai.train import TrainConfig, cross_entropy, dumps, fit, train
+from feudo_ai.experimental.train import TrainConfig, cross_entropy, dumps, fit, train
 from search_helpers import advice_key, find_position, hidden_of_others, with_other_selections
 
 

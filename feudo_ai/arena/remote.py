@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..bots import Bot, _parse_value
+from feudo_ai.bots import Bot
+from feudo_ai.bots.registry import parse_value
 
 PARAMS = ("address", "seconds", "iterations", "threads", "algorithm", "timeout")
 
@@ -41,7 +42,7 @@ def parse_remote_spec(spec: str) -> dict[str, Any]:
         key, value = (x.strip() for x in item.split("=", 1))
         if key not in PARAMS:
             raise ValueError(f"unknown remote parameter {key!r}; known: {', '.join(PARAMS)}")
-        params[key] = value if key == "address" else _parse_value(value)
+        params[key] = value if key == "address" else parse_value(value)
         last = key
     address = params.get("address")
     if not address or ":" not in address:

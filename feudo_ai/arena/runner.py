@@ -30,7 +30,7 @@ Job = tuple[dict, dict]  # (config.to_dict(), game_spec.to_dict())
 def make_entrant(spec: str, seed: int, check: bool = False):
     """A bot from an entrant spec; :class:`ArenaError` naming the entrant for a bad one. With ``check``, also
     whatever can be checked before a game (a remote Advisor is reached)."""
-    from ..bots import make_bot
+    from feudo_ai.bots import make_bot
     from .remote import is_remote, make_remote
 
     try:

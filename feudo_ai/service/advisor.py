@@ -42,7 +42,7 @@ import os
 import threading
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 import grpc
 
@@ -50,9 +50,9 @@ from engine import FeudoError, Phase
 from feudo.v1 import advisor_pb2 as apb
 from feudo.v1 import game_pb2 as gpb
 
-from ..advice import (DEFAULT_ITERATIONS, Advice, Alternative, NotToAct, ObservedPosition, SearchOptions,
-                      SearchStats, advise, decision_root, product_options)
-from ..cancel import CancelEvent
+from feudo_ai.settings import DEFAULT_ITERATIONS, SearchOptions, resolve
+from feudo_ai.search import Advice, Alternative, NotToAct, ObservedPosition, SearchStats, advise, decision_root
+from feudo_ai.search.cancel import CancelEvent
 from . import convert
 from .convert import PositionError
 
@@ -138,12 +138,12 @@ class BadRequest:
         self.error = error
 
 
-def service_options(algorithm: str, players: int) -> dict:
-    """The search options the Advisor adds for a game of ``players``: the product's
-    (:func:`feudo_ai.advice.product_options`: greedy playouts, in 4 players the wide margin) for the MO-ISMCTS,
-    none for ``pimc`` (the baseline keeps SearchOptions' plain playouts and sharp evaluation). Local ``feudo
-    advise`` uses the same, so its answers match the service's."""
-    return product_options(players) if algorithm == "ismcts" else {}
+def service_options(algorithm: str, players: int, limits: Mapping[str, Any]) -> SearchOptions:
+    """The Advisor's search settings for a game of ``players`` under the request's ``limits`` (settings by name):
+    the ``product`` profile for the MO-ISMCTS, the ``default`` one for ``pimc`` (the baseline keeps the plain
+    playouts and the sharp evaluation), resolved by :func:`feudo_ai.settings.resolve`. Local ``feudo advise``
+    uses the same, so its answers match the service's."""
+    return resolve("product" if algorithm == "ismcts" else "default", players, {**limits, "algorithm": algorithm})
 
 
 def safe_deserializer(cls: Any) -> Callable[[bytes], Any]:
@@ -347,9 +347,9 @@ class AdvisorServicer:
         call.set(budget={"iterations": iterations, "seconds": round(seconds, 3), "threads": threads,
                          "reserve_s": None if reserve is None else round(reserve, 3),
                          "deadline_s": None if deadline is None else round(deadline - time.monotonic(), 3)})
-        return SearchOptions(iterations=iterations, seconds=seconds, deadline=deadline, threads=threads,
-                             seed=int(limits.seed), algorithm=algorithm, max_nodes=max_nodes,
-                             nice=cfg.search_nice, **service_options(algorithm, players))
+        return service_options(algorithm, players, dict(
+            iterations=iterations, seconds=seconds, deadline=deadline, threads=threads, seed=int(limits.seed),
+            max_nodes=max_nodes, nice=cfg.search_nice))
 
     def _position(self, position: gpb.Position, seat: int, call: CallLog) -> tuple[ObservedPosition, str | None]:
         """The seat's view of the request's position, its structure checked, and the field path the loader's

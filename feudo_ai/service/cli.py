@@ -92,13 +92,13 @@ def _read_position(args: argparse.Namespace) -> Any:
 def cmd_advise(args: argparse.Namespace) -> int:
     from feudo.v1 import game_pb2 as gpb
 
-    from ..advice import SearchOptions, advise
+    from feudo_ai.search import advise
     from .advisor import service_options
     from .convert import check_decision, observed_position, position_from
 
     position = _read_position(args)
     if args.server:
-        from ..client import AdvisorClient, AdvisorError
+        from feudo_ai.client import AdvisorClient, AdvisorError
 
         token = None
         if args.token_file:
@@ -120,9 +120,8 @@ def cmd_advise(args: argparse.Namespace) -> int:
         check_decision(observed)  # a seat not to act is told who is (NotToAct), not that the position is bad
         iterations = args.iterations
         algorithm = args.algorithm or "ismcts"
-        options = SearchOptions(iterations=iterations, seconds=args.seconds, threads=args.threads or 1,
-                                seed=args.seed, algorithm=algorithm,
-                                **service_options(algorithm, observed.game.num_players))
+        options = service_options(algorithm, observed.game.num_players, dict(
+            iterations=iterations, seconds=args.seconds, threads=args.threads or 1, seed=args.seed))
         advice = advise(observed, args.seat, options)
     if args.json:
         print(json.dumps(advice.to_dict(), indent=2))

@@ -30,8 +30,7 @@ from engine.serialize import state_from_dict, state_from_json
 from feudo.v1 import advisor_pb2 as apb
 from feudo.v1 import game_pb2 as gpb
 
-from ..advice import (Advice, Alternative, CardBelief, NotToAct, ObservedPosition, PlannedAction, SearchStats,
-                      decision_root)
+from feudo_ai.search import Advice, Alternative, CardBelief, NotToAct, ObservedPosition, PlannedAction, SearchStats, decision_root
 
 MAX_TURNS = 100  # a longer game is no Feudo (R20 plays 15 or 20)
 MAX_LIST = 4096  # no list of a position is longer (the plague history is the longest: a few per turn)

@@ -18,7 +18,7 @@ from engine.render import position_svg, svg_to_png
 from engine.serialize import state_from_dict
 from feudo.v1 import advisor_pb2 as apb
 
-from ..advice import ObservedPosition
+from feudo_ai.search import ObservedPosition
 from ..sampler import placeholder_fields
 from .convert import PositionError
 

@@ -23,7 +23,8 @@ from engine.render import render_text
 from engine.serialize import state_from_dict
 from engine.state import CHANCE, TERMINAL, Phase, State
 
-from .advice import SearchOptions, advise, product_options
+from feudo_ai.search import advise
+from feudo_ai.settings import SearchOptions, resolve
 
 __all__ = ["CompanionSession"]
 
@@ -45,7 +46,7 @@ class CompanionSession:
 
     def __post_init__(self) -> None:
         if self.hint_options is None:
-            self.hint_options = SearchOptions(seconds=1.0, **product_options(self.start.num_players))
+            self.hint_options = resolve("product", self.start.num_players, {"seconds": 1.0})
         self.replay = SeatReplay(self.start, self.seat)
         self.rng = random.Random(self.seed)
 

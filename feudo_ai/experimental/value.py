@@ -32,14 +32,14 @@ import numpy as np
 from engine.board import Kind
 from engine.state import CASTLE, DEAD
 
-from .evaluate import _danger_set, position_score
+from feudo_ai.evaluate import _danger_set, position_score
 
 __all__ = ["FORMAT", "FEATURE_NAMES", "NUM_FEATURES", "PLAYER_COUNTS", "DEFAULT_MODEL_PATH", "ValueModel",
            "features", "load_model", "model_from_dict", "default_model", "c_model"]
 
 FORMAT = "feudo-value/1"  # the weights file's format (bumped when the features or the model change)
 PLAYER_COUNTS = (2, 3, 4)  # one weight vector per player count
-DEFAULT_MODEL_PATH = Path(__file__).resolve().parent / "data" / "value_v1.json"
+DEFAULT_MODEL_PATH = Path(__file__).resolve().parent.parent / "data" / "value_v1.json"
 
 # One line per feature, from the evaluating seat p's view; "prog" is the game's progress, the share of the regular
 # turns already over: (turn - 1) / turns clipped to [0, 1], 1 in a tie-break (R19). The order is the C order.
@@ -275,7 +275,7 @@ _DEFAULT_C: Any = None  # the shipped model's C weights, built once per process
 
 
 def _c_weights(m: ValueModel):
-    from . import _value
+    from feudo_ai import _value
 
     return _value.ValueWeights(np.stack([m.weights[n] for n in PLAYER_COUNTS]))
 

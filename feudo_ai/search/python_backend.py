@@ -70,7 +70,7 @@ the reference engine. The search only uses the OpenSpiel-style API plus the publ
 reads, so it runs on either, and with "eval" or "truncated" playouts gives the same advice on both (tested).
 Random playouts use the core's ``random_playout`` (C, GIL released) on the core.
 
-Options: :class:`feudo_ai.advice.SearchOptions`, the vocabulary of the C search too (:func:`search`, reached
+Options: :class:`feudo_ai.settings.SearchOptions`, the vocabulary of the C search too (:func:`search`, reached
 through :func:`feudo_ai.advise` with ``backend="python"``); both return the same
 :class:`feudo_ai.advice.Advice`, and ``tests/test_search_agreement.py`` checks that they agree.
 """
@@ -87,12 +87,14 @@ from dataclasses import dataclass, replace
 from engine.record import sample_chance
 from engine.state import Phase
 
-from .advice import (Advice, SearchOptions, deadline_of, derive_seed, now, public_root, search_advice,
+from feudo_ai.evaluate import position_score
+from feudo_ai.sampler import make_sampler, observation_fields
+from feudo_ai.settings import SearchOptions
+
+from .answer import (Advice, deadline_of, derive_seed, now, search_advice,
                      split_budget)
-from .bots import AdviceBot
 from .cancel import forward_cancel
-from .evaluate import position_score
-from .sampler import make_sampler
+from .position import PreparedPosition, prepare
 
 PLAYOUTS = ("truncated", "random", "eval", "mixed")
 _BEFORE_MOVES = (int(Phase.SELECT), int(Phase.CHANCE_PLAGUE), int(Phase.CHOOSE_ORDER), int(Phase.CHANCE_DECIDER))
@@ -103,33 +105,33 @@ _SELECT = int(Phase.SELECT)
 
 @dataclass
 class SearchConfig:
-    """The internal configuration of one run (built from :class:`~feudo_ai.advice.SearchOptions` by
+    """The internal configuration of one run (built from :class:`~feudo_ai.settings.SearchOptions` by
     :func:`search`; ``policy``, ``root_private`` and ``parallel`` are the reference's experimental knobs, see the
     module docstring)."""
 
     iterations: int | None = 1000  # None: no iteration limit (then a time limit or deadline is needed)
-    time_limit: float | None = None  # seconds of wall time
+    seconds: float | None = None  # seconds of wall time
     deadline: float | None = None  # absolute time.monotonic() value
     c: float = 0.2  # UCB exploration constant (rewards in [0, 1]; ~0.7 suits 0/1 rewards of random playouts)
     exp3_gamma: float = 0.15  # EXP3 exploration at secret selection nodes
     playout: str = "mixed"  # "mixed", "eval" (evaluate the leaf), "truncated" (random to a turn's end), "random"
     playout_turns: int = 0  # truncated playouts: turns played after the root's turn ends (0: stop at its end)
     policy: str = "uniform"  # playout policy: "uniform" random, or "light" (attacks with every token that can join)
-    vp_temperature: float = 1.0  # eval/truncated playouts: softmax temperature of scores at the start of the game
+    temperature: float = 1.0  # eval/truncated playouts: softmax temperature of scores at the start of the game
     margin_weight: float = 0.0  # weight of the wide softmax mixed into the evaluation (SearchOptions.margin_weight)
     margin_temperature: float = 4.0  # its constant temperature (VP)
     sampler: str = "uniform"  # "uniform" or "weighted"
     root_private: bool = False  # opponents' root information sets split by their own (sampled) selection
     max_nodes: int = DEFAULT_MAX_NODES  # node cap (bounded memory): no node is created beyond it
-    workers: int = 1  # root-parallel searches
+    threads: int = 1  # root-parallel searches
     parallel: str = "process"  # "process" or "thread"
     worlds: int = 8  # PIMC only: number of determinizations
     seed: int = 0
     engine: str = "core"  # worlds on the Cython core ("core") or the reference engine ("reference")
 
     def validate(self) -> "SearchConfig":
-        if self.iterations is None and self.time_limit is None and self.deadline is None:
-            raise ValueError("search: give iterations, time_limit or deadline")
+        if self.iterations is None and self.seconds is None and self.deadline is None:
+            raise ValueError("search: give iterations, seconds or deadline")
         if self.iterations is not None and self.iterations < 1:
             raise ValueError("iterations: expected a positive integer")
         if self.policy not in ("uniform", "light"):
@@ -138,8 +140,8 @@ class SearchConfig:
             raise ValueError(f"playout: expected one of {', '.join(PLAYOUTS)}, got {self.playout!r}")
         if self.parallel not in ("process", "thread"):
             raise ValueError(f"parallel: expected 'process' or 'thread', got {self.parallel!r}")
-        if self.workers < 1 or self.max_nodes < 1 or self.worlds < 1:
-            raise ValueError("workers, max_nodes and worlds must be positive")
+        if self.threads < 1 or self.max_nodes < 1 or self.worlds < 1:
+            raise ValueError("threads, max_nodes and worlds must be positive")
         if self.engine not in ("core", "reference"):
             raise ValueError(f"engine: expected 'core' or 'reference', got {self.engine!r}")
         return self
@@ -400,7 +402,7 @@ class _Searcher:
         n = self.n
         players = [p for p in range(n) if state.active[p]] if state.tiebreak else list(range(n))
         left = max(0, self.turns - state.turn + 1)
-        temp = max(0.5, self.cfg.vp_temperature * math.sqrt(left / max(1, self.turns)))
+        temp = max(0.5, self.cfg.temperature * math.sqrt(left / max(1, self.turns)))
         raw = {p: position_score(state, p) for p in players}
         out = _softmax(raw, temp, n)
         m = self.cfg.margin_weight
@@ -433,8 +435,8 @@ class _Searcher:
 
 def _deadline(cfg: SearchConfig, started: float) -> float | None:
     deadline = cfg.deadline
-    if cfg.time_limit is not None:
-        t = started + cfg.time_limit
+    if cfg.seconds is not None:
+        t = started + cfg.seconds
         deadline = t if deadline is None else min(deadline, t)
     return deadline
 
@@ -519,30 +521,30 @@ def _summary(s: _Searcher) -> dict:
 
 
 def _run_all(kind: str, game, obs: dict, cfg: SearchConfig, cancel: threading.Event | None) -> list[dict]:
-    """Run the search (root-parallel workers when ``cfg.workers > 1``): the workers' summaries."""
+    """Run the search (root-parallel workers when ``cfg.threads > 1``): the workers' summaries."""
     cfg.validate()
     started = time.monotonic()
-    if cfg.deadline is None and cfg.time_limit is not None:
-        cfg = replace(cfg, deadline=started + cfg.time_limit, time_limit=None)
+    if cfg.deadline is None and cfg.seconds is not None:
+        cfg = replace(cfg, deadline=started + cfg.seconds, seconds=None)
     runner = _run_pimc if kind == "pimc" else _run_ismcts
-    if cfg.workers == 1:
+    if cfg.threads == 1:
         summaries = [_summary(runner(game, obs, cfg, cancel))]
     else:
         subs = []
-        for i in range(cfg.workers):
+        for i in range(cfg.threads):
             iters = None
             if cfg.iterations is not None:
-                iters = max(1, cfg.iterations // cfg.workers + (1 if i < cfg.iterations % cfg.workers else 0))
-            subs.append(replace(cfg, workers=1, iterations=iters, seed=derive_seed(cfg.seed, i)))
+                iters = max(1, cfg.iterations // cfg.threads + (1 if i < cfg.iterations % cfg.threads else 0))
+            subs.append(replace(cfg, threads=1, iterations=iters, seed=derive_seed(cfg.seed, i)))
         if cfg.parallel == "thread":
-            with ThreadPoolExecutor(cfg.workers) as ex:
+            with ThreadPoolExecutor(cfg.threads) as ex:
                 summaries = list(ex.map(lambda c: _summary(runner(game, obs, c, cancel)), subs))
         else:
             import multiprocessing as mp
 
             ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
             event = ctx.Event()
-            with ProcessPoolExecutor(cfg.workers, mp_context=ctx, initializer=_init_process,
+            with ProcessPoolExecutor(cfg.threads, mp_context=ctx, initializer=_init_process,
                                      initargs=(event,)) as ex:
                 futs = [ex.submit(_worker_noobj, (kind, game, obs, c)) for c in subs]
                 with forward_cancel(cancel, event.set, period=0.005):
@@ -562,7 +564,6 @@ def _advice(kind: str, game, obs: dict, cfg: SearchConfig, summaries: list[dict]
             opts: SearchOptions) -> Advice:
     from engine.serialize import state_from_dict
 
-    from .sampler import observation_fields
 
     seat = obs["seat"]
     root: dict[int, tuple[int, float]] = {}
@@ -647,9 +648,9 @@ def config(opts: SearchOptions, *, policy: str = "uniform", root_private: bool =
     max_nodes = opts.max_nodes if opts.max_nodes is not None else DEFAULT_MAX_NODES
     return SearchConfig(iterations=opts.budget, deadline=deadline_of(opts, started), c=opts.c,
                         exp3_gamma=opts.exp3_gamma, playout=opts.playout, playout_turns=opts.playout_turns,
-                        policy=policy, vp_temperature=opts.temperature, margin_weight=opts.margin_weight,
+                        policy=policy, temperature=opts.temperature, margin_weight=opts.margin_weight,
                         margin_temperature=opts.margin_temperature, sampler=opts.sampler,
-                        root_private=root_private, max_nodes=max_nodes, workers=opts.threads, parallel=parallel,
+                        root_private=root_private, max_nodes=max_nodes, threads=opts.threads, parallel=parallel,
                         worlds=opts.worlds, seed=opts.seed, engine=opts.engine).validate()
 
 
@@ -658,53 +659,31 @@ def search(position, seat: int | None = None, options: SearchOptions | None = No
            parallel: str = "process") -> Advice:
     """The Python reference backend of :func:`feudo_ai.advise` (``SearchOptions(backend="python")``): one search
     for ``seat`` (the player to act) in ``position`` from ``position.observation(seat)`` only; the same options
-    and the same :class:`~feudo_ai.advice.Advice` as :func:`feudo_ai.fast_search.search` (``options.backend`` is
-    ignored). ``policy``, ``root_private``, ``parallel``: experimental knobs of this reference (module docstring).
+    and the same :class:`~feudo_ai.search.answer.Advice` as :func:`feudo_ai.search.c_backend.search`
+    (``options.backend`` is ignored). ``policy``, ``root_private``, ``parallel``: experimental knobs of this
+    reference (module docstring).
 
     :raises ValueError: a bad option or seat.
     """
+    if seat is None and hasattr(position, "current_player"):
+        seat = position.current_player()
+    if not isinstance(position, PreparedPosition) and (seat is None or seat != position.current_player()):
+        raise ValueError(f"seat: one search advises the player to act ({position.current_player()}), got {seat} "
+                         f"(feudo_ai.advise also answers a seat whose secret selection is pending)")
+    return search_prepared(prepare(position, seat), options, cancel=cancel, policy=policy,
+                           root_private=root_private, parallel=parallel)
+
+
+def search_prepared(prepared: PreparedPosition, options: SearchOptions | None = None, *,
+                    cancel: threading.Event | None = None, policy: str = "uniform", root_private: bool = False,
+                    parallel: str = "process") -> Advice:
+    """One Python search from ``prepared`` (its seat to act): see :func:`search`."""
     started = now()
     opts = SearchOptions() if options is None else options
     if not isinstance(opts, SearchOptions):
         raise ValueError(f"options: expected SearchOptions, got {type(opts).__name__}")
-    if seat is None and hasattr(position, "current_player"):
-        seat = position.current_player()
-    probe, _ = public_root(position, seat)
     cfg = config(opts, policy=policy, root_private=root_private, parallel=parallel)
-    ref = position.to_reference() if hasattr(position, "to_reference") else position
-    obs = ref.observation(seat)  # the selected counts of the true position (the probe has the hidden ones blank)
+    obs = dict(prepared.observation)
     kind = "pimc" if opts.algorithm == "pimc" else "ismcts"
-    summaries = _run_all(kind, probe.game, obs, cfg, cancel)
-    return _advice(kind, probe.game, obs, cfg, summaries, started, opts)
-
-
-class _SearchBot(AdviceBot):
-    algorithm = "ismcts"
-    defaults: dict = {}
-
-    def __init__(self, seed: int = 0, **params):
-        super().__init__(seed)
-        params.pop("seed", None)
-        for fixed in ("algorithm", "backend"):
-            if fixed in params:
-                raise ValueError(f"unknown {self.name} parameter {fixed} (fixed by the bot)")
-        # fail early on bad parameters
-        self.options = SearchOptions.from_dict({**self.defaults, **params, "algorithm": self.algorithm,
-                                                "backend": "python"})
-
-
-class PyISMCTSBot(_SearchBot):
-    """Bot "ismcts-py": this module's MO-ISMCTS through :func:`feudo_ai.advise` (default 300 iterations, the
-    "mixed" playout)."""
-
-    name = "ismcts-py"
-    algorithm = "ismcts"
-    defaults = {"iterations": 300, "playout": "mixed"}
-
-
-class PyPIMCBot(_SearchBot):
-    """Bot "pimc-py": this module's determinized UCT baseline (default 300 iterations over 6 worlds)."""
-
-    name = "pimc-py"
-    algorithm = "pimc"
-    defaults = {"iterations": 300, "worlds": 6, "playout": "mixed"}
+    summaries = _run_all(kind, prepared.game, obs, cfg, cancel)
+    return _advice(kind, prepared.game, obs, cfg, summaries, started, opts)

@@ -26,8 +26,9 @@ from engine.actions import permutations_of
 from engine.board import Kind
 from engine.state import CASTLE, DEAD, Phase
 
-from .bots import Bot
-from .evaluate import position_score
+from feudo_ai.evaluate import position_score
+
+from .base import Bot
 
 
 def attack_plan(state, p: int, x: int) -> tuple[int, int, bool]:
@@ -78,7 +79,7 @@ class GreedyBot(Bot):
         return self.choose_from_observation(state.game, obs)
 
     def choose_from_observation(self, game, obs: dict) -> int:
-        from .sampler import make_sampler
+        from feudo_ai.sampler import make_sampler
 
         seat = obs["seat"]
         rng = random.Random(self.rng.getrandbits(64))

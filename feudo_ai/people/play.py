@@ -24,8 +24,10 @@ from engine import FeudoError, GameRecord, Phase, sample_chance
 from engine.render import legend_text, render_text
 from engine.state import State
 
-from .advice import SearchOptions, advise, product_options
-from .bots import Bot
+from feudo_ai.bots import Bot
+from feudo_ai.search import advise
+from feudo_ai.settings import SearchOptions, resolve
+
 from .narrate import narrate
 
 __all__ = ["COMMANDS", "HumanSession", "LocalTable", "Table", "TableError", "default_console"]
@@ -114,7 +116,7 @@ class LocalTable(Table):
         self.seat = seat
         self.bots = bots
         self.rng = random.Random(seed)
-        self.hint_options = hint_options or SearchOptions(seconds=1.0, **product_options(state.num_players))
+        self.hint_options = hint_options or resolve("product", state.num_players, {"seconds": 1.0})
         g = state.game
         self.record = GameRecord(g.ruleset, g.map, state.num_players, seed)
 

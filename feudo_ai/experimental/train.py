@@ -70,7 +70,7 @@ class TrainConfig:
             raise ValueError(f"holdout: expected 0 or an integer >= 2, got {self.holdout!r}")
         if not isinstance(self.l2, (int, float)) or not 0 <= self.l2 < 1e9:
             raise ValueError(f"l2: expected a number in [0, 1e9), got {self.l2!r}")
-        from .bots import make_bot
+        from feudo_ai.bots import make_bot
 
         for spec in self.bots:
             make_bot(spec, 0)  # an unknown bot or a bad parameter fails here, before any game
@@ -86,8 +86,8 @@ def play_one(args: tuple[int, int, int, tuple[str, ...]]) -> dict:
     i, seed, players, bots = args
     from engine import load_map, new_fast_game, sample_chance
 
-    from . import _feudo_game
-    from .bots import make_bot
+    from feudo_ai import _feudo_game
+    from feudo_ai.bots import make_bot
 
     gs = game_seed(seed, i)
     rng = random.Random(gs)

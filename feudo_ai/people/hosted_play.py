@@ -31,12 +31,13 @@ from engine.state import State
 from feudo.v1 import game_pb2 as gpb
 from feudo.v1 import matches_pb2 as mpb
 
-from .client import AdvisorClient, AdvisorError
-from .matches.client import MatchesClient, MatchesError
-from .matches.spec import EXTERNAL
+from feudo_ai.client import AdvisorClient, AdvisorError
+from feudo_ai.matches.client import MatchesClient, MatchesError
+from feudo_ai.matches.spec import EXTERNAL
+from feudo_ai.service.convert import PositionError, game_from_setup, history_from_entries
+
 from .narrate import narrate
 from .play import HumanSession, Report, Table, TableError, default_console
-from .service.convert import PositionError, game_from_setup, history_from_entries
 
 __all__ = ["HostedTable", "create_match", "play_hosted"]
 

@@ -32,7 +32,8 @@ from typing import Callable
 
 from engine.state import Phase
 
-from .advice import SearchOptions, now
+from feudo_ai.search.answer import now
+from feudo_ai.settings import SearchOptions
 
 W_SELECTION = 4.0
 W_ATTACK = 2.0

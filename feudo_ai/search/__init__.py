@@ -1,0 +1,10 @@
+"""The search: :func:`advise` (one entry point, any position, the settings of :mod:`feudo_ai.settings`) over two
+backends, the C MO-ISMCTS / PIMC (:mod:`.c_backend`) and the readable Python reference (:mod:`.python_backend`);
+positions prepared once (:mod:`.position`); the answer (:mod:`.answer`)."""
+
+from .advise import advise
+from .answer import Advice, Alternative, CardBelief, PlannedAction, SearchStats
+from .position import NotToAct, ObservedPosition, PreparedPosition, decision_root, prepare
+
+__all__ = ["advise", "Advice", "Alternative", "CardBelief", "PlannedAction", "SearchStats", "NotToAct",
+           "ObservedPosition", "PreparedPosition", "decision_root", "prepare"]
