@@ -28,7 +28,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from engine import Phase, new_game, sample_chance  # noqa: E402
 import feudo_ai  # noqa: E402
-from feudo_ai.search import GREEDY_PLAYOUTS, GREEDY_PLAYOUTS_2P  # noqa: E402
+from feudo_ai.settings import resolve  # noqa: E402
+
+# the product profile's playouts: one more turn (3-4 players) and to the end of the game (2 players)
+GREEDY_PLAYOUTS = {k: v for k, v in resolve("product", 4).changes().items() if k.startswith("playout")}
+GREEDY_PLAYOUTS_2P = {k: v for k, v in resolve("product", 2).changes().items() if k.startswith("playout")}
 
 
 def first_turn_positions() -> dict:
@@ -77,7 +81,7 @@ def playout_rates(iterations: int = 1000) -> dict:
     """``--playouts``: iterations per CPU second (1 thread, ``iterations`` a position, seeds 0-39) over 40
     positions of random games, 2 and 4 players, for the plain playouts (SearchOptions' defaults), one more turn
     with uniform moves, and greedy moves for one more turn (the "ismcts" bot's playouts in 3 and 4 players) and to
-    the end of the game (its playouts in 2 players, feudo_ai.advice.greedy_playouts)."""
+    the end of the game (its playouts in 2 players, the product profile)."""
     modes = {"plain": {}, "playout_turns_1": {"playout_turns": 1}, "greedy_playouts": GREEDY_PLAYOUTS,
              "greedy_playouts_to_the_end": GREEDY_PLAYOUTS_2P}
     out: dict = {}
@@ -140,7 +144,7 @@ def main() -> None:
             # the tree's action prior (issue 14): the game scores every legal action at each expansion
             "prior_1_thread_it_per_cpu_s": rate_per_cpu(state, prior_weight=0.5, prior_temperature=0.5),
             # the "ismcts" bot's playouts in 4 players (issue 14): one more turn, greedy moves
-            # (feudo_ai.advice.GREEDY_PLAYOUTS)
+            # (the product profile's)
             "greedy_playouts_1_thread_it_per_cpu_s": rate_per_cpu(state, **GREEDY_PLAYOUTS),
             "thread_speedup": round(two / one, 2),
             "cores_used_1_thread": cpu1,

@@ -40,7 +40,7 @@ __all__ = [
     "Limits", "SearchParams", "GameSettings", "Experimental", "SearchOptions", "FIELDS", "CONSTRAINTS",
     "DEFAULT_ITERATIONS", "MAX_ITERATIONS", "MAX_SECONDS", "MAX_THREADS", "MAX_NICE", "MAX_C", "MAX_TEMPERATURE",
     "MAX_PRIOR_WEIGHT", "MAX_PLAYOUT_TURNS", "NODE_BYTES", "MAX_SEARCH_BYTES", "MAX_NODES", "MAX_PY_NODES",
-    "MAX_WORLDS", "PROFILES", "LEVELS", "profile_names", "resolve",
+    "MAX_WORLDS", "PROFILES", "LEVELS", "profile_names", "profile_base", "resolve",
 ]
 
 
@@ -274,8 +274,11 @@ class SearchOptions:
         return hash(tuple(self.to_dict().items()))
 
     def __repr__(self) -> str:
-        changed = {k: v for k, v in self.to_dict().items() if v != _DEFAULTS[k]}
-        return "SearchOptions(" + ", ".join(f"{k}={v!r}" for k, v in changed.items()) + ")"
+        return "SearchOptions(" + ", ".join(f"{k}={v!r}" for k, v in self.changes().items()) + ")"
+
+    def changes(self) -> dict:
+        """The settings that differ from ``SearchOptions()``'s, by name (e.g. what a profile adds)."""
+        return {k: v for k, v in self.to_dict().items() if v != _DEFAULTS[k]}
 
     def __reduce__(self):  # picklable for the Python backend's worker processes and Ray
         return (_from_dict, (self.to_dict(),))
@@ -375,6 +378,13 @@ LEVELS: dict[str, str] = {k: v for k, v in _profiles_file()["levels"].items() if
 
 def profile_names() -> tuple[str, ...]:
     return PROFILES
+
+
+def profile_base(name: str) -> dict:
+    """The settings a profile pins in every game (its ``base``, a new dict). :raises ValueError: unknown name."""
+    if name not in _profiles():
+        raise ValueError(f"profile: expected one of {', '.join(_profiles())}, got {name!r}")
+    return dict(_profiles()[name].get("base", {}))
 
 
 def resolve(profile: str = "default", players: int | None = None,

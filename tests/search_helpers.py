@@ -192,7 +192,7 @@ def score_against_random(make_bot, games: int) -> float:
 
 def c_search(state, seat=None, cancel=None, **options):
     """One search of the C backend (feudo_ai.fast_search.search), options by their SearchOptions names."""
-    from feudo_ai import fast_search
+    from feudo_ai.search import c_backend as fast_search
     from feudo_ai.settings import SearchOptions
 
     return fast_search.search(state, seat, SearchOptions.from_dict(options), cancel=cancel)
@@ -201,7 +201,7 @@ def c_search(state, seat=None, cancel=None, **options):
 def py_search(state, seat=None, cancel=None, **options):
     """One search of the Python reference backend (feudo_ai.ismcts.search), options by their SearchOptions
     names (``backend="python"`` implied)."""
-    from feudo_ai import ismcts
+    from feudo_ai.search import python_backend as ismcts
     from feudo_ai.settings import SearchOptions
 
     return ismcts.search(state, seat, SearchOptions.from_dict({**options, "backend": "python"}), cancel=cancel)

@@ -44,7 +44,7 @@ def test_budget_is_split_evenly_over_the_worlds() -> None:
     state = hidden_position()
     seat = state.current_player()
     w = _search.SearchWorker(FeudoGame(CoreState.from_reference(state), seat), 3, 1003, 0.0, 100_000, "truncated",
-                             0, 0.2, 0.15, None, True, 5)
+                             0, 0.2, 0.15, None, "pimc", 5)
     assert w.run() == "iterations"
     roots = w.world_roots()
     assert len(roots) == 5 and len(set(roots)) == 5

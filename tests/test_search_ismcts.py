@@ -11,7 +11,7 @@ import time
 import pytest
 
 from engine import Phase, new_game
-from feudo_ai import ismcts as I
+from feudo_ai.search import python_backend as I
 from feudo_ai.search import Advice
 from feudo_ai.settings import SearchOptions
 from feudo_ai.search.python_backend import SearchConfig

@@ -16,7 +16,9 @@ import pytest
 
 from engine import Phase
 from engine.core import CoreState
-from feudo_ai import _feudo_game, fast_search, ismcts
+from feudo_ai import _feudo_game
+from feudo_ai.search import c_backend as fast_search
+from feudo_ai.search import python_backend as ismcts
 from feudo_ai.settings import SearchOptions
 from feudo_ai.evaluate import position_score
 
@@ -147,7 +149,9 @@ def test_game_and_helper_check_their_margin_arguments() -> None:
 
 
 def test_frozen_baselines_pin_the_margin_off() -> None:
-    assert fast_search.V1_OPTIONS["margin_weight"] == 0.0
+    from feudo_ai.settings import resolve
+
+    assert resolve("ismcts-v1").margin_weight == resolve("pimc").margin_weight == 0.0
     from feudo_ai.bots import make_bot
     for name in ("ismcts-v1", "pimc"):
         assert make_bot(name, 1).options.margin_weight == 0.0

@@ -20,9 +20,20 @@ import pytest
 
 from engine import Phase
 from engine.core import CoreState
-from feudo_ai import _feudo_game, fast_search
+from feudo_ai import _feudo_game
+from feudo_ai.search import c_backend as fast_search
 from feudo_ai.settings import MAX_PLAYOUT_TURNS, SearchOptions
-from feudo_ai.search import greedy_playouts, product_options
+from feudo_ai.settings import resolve
+
+
+def greedy_playouts(players: int) -> dict:
+    """The playout settings of the product profile in a game of ``players``."""
+    return {k: v for k, v in product_options(players).items() if k.startswith("playout")}
+
+
+def product_options(players: int) -> dict:
+    """The settings the product profile adds to the defaults in a game of ``players``."""
+    return resolve("product", players).changes()
 from feudo_ai.evaluate import position_score
 
 from search_helpers import advice_key, check_blind_pairs_agree, find_position, hidden_position, positions
@@ -197,21 +208,21 @@ def test_product_playouts_reach_the_end_of_a_two_player_game() -> None:
 
 
 def test_product_options_add_the_wide_margin_in_4_players() -> None:
-    """product_options(players) (what the product searches with, issue 14) are the greedy playouts, and in 4
+    """the product profile (what the product searches with) are the greedy playouts, and in 4
     players the wide margin (margin_weight 0.5 at margin_temperature 4), which changes the advice there (so it is
     live where it was measured)."""
     assert product_options(2) == greedy_playouts(2) and product_options(3) == greedy_playouts(3)
-    assert product_options(4) == {**greedy_playouts(4), "margin_weight": 0.5, "margin_temperature": 4.0}
+    # (the wide margin's temperature, 4 VP, is also the default one: only its weight differs)
+    assert product_options(4) == {**greedy_playouts(4), "margin_weight": 0.5}
+    assert resolve("product", 4).margin_temperature == 4.0
     four = find_position(lambda s: s.phase == Phase.MOVE and len(s.legal_actions()) > 1, players=4)
     assert advice_key(search(four, iterations=600, seed=4, **product_options(4))) != \
            advice_key(search(four, iterations=600, seed=4, **greedy_playouts(4)))
 
 
-@pytest.mark.parametrize("players", [0, -1, 2.0, "2", None, True])
-def test_greedy_playouts_refuses_a_bad_number_of_players(players) -> None:
-    with pytest.raises(ValueError, match="players"):
-        greedy_playouts(players)
-    with pytest.raises(ValueError, match="players"):
+@pytest.mark.parametrize("players", [0, -1, 2.0, "2", True])
+def test_the_product_profile_refuses_a_bad_number_of_players(players) -> None:
+    with pytest.raises(ValueError, match="^players:"):
         product_options(players)
 
 
@@ -237,7 +248,7 @@ def test_game_and_helper_check_their_greedy_arguments() -> None:
 
 
 def test_frozen_baselines_pin_greedy_playouts_off() -> None:
-    assert fast_search.V1_OPTIONS["playout_greedy"] == 0.0
+    assert resolve("ismcts-v1").playout_greedy == resolve("pimc").playout_greedy == 0.0
     from feudo_ai.bots import make_bot
     for name in ("ismcts-v1", "pimc"):
         assert make_bot(name, 1).options.playout_greedy == 0.0

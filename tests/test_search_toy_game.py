@@ -110,7 +110,7 @@ def test_pimc_and_truncated_playouts_run_on_the_toy_game() -> None:
     """The other search modes go through the same table: PIMC over 4 worlds finds the obvious bid too, and a
     truncated playout (horizon 0: stop after the root's round) evaluates by the score difference: with two
     iterations each bid is expanded once and played out from the end of the round."""
-    w = _worker(_endgame(2), 400, perfect=True, worlds=4)
+    w = _worker(_endgame(2), 400, algorithm="pimc", worlds=4)
     stats = w.root_stats()
     assert max(stats, key=lambda a: stats[a][0]) == 4
     t = _worker(_endgame(2), 2, playout="truncated")

@@ -15,9 +15,13 @@ from engine.serialize import state_from_dict
 
 import feudo_ai
 from feudo_ai.settings import MAX_PLAYOUT_TURNS, SearchOptions
-from feudo_ai.bots import make_bot
+from feudo_ai.bots import make_bot, search_bots
+from feudo_ai.settings import profile_base
 
-fast_search = pytest.importorskip("feudo_ai.fast_search")
+# the frozen baselines' pinned settings, less their default budget
+V1_OPTIONS = {k: v for k, v in profile_base("ismcts-v1").items() if k != "iterations"}
+
+fast_search = pytest.importorskip("feudo_ai.search.c_backend")
 if not fast_search.available():  # pragma: no cover - depends on the build
     pytest.skip("C search not built", allow_module_level=True)
 
@@ -45,16 +49,18 @@ def test_v1_options_pin_every_search_option() -> None:
     fixed by the bot), else a later default change would alter them."""
     # nice: the workers' scheduling priority only (same advice at any value: tests/test_service_load.py)
     not_pinned = {"iterations", "seconds", "deadline", "seed", "algorithm", "backend", "engine", "nice"}
-    names = {f.name for f in fields(SearchOptions)}
-    assert names - not_pinned - set(fast_search.V1_OPTIONS) == set()
+    from feudo_ai.settings import FIELDS
+
+    names = set(FIELDS)
+    assert names - not_pinned - set(V1_OPTIONS) == set()
 
 
-def test_v1_options_are_the_defaults_recorded_before_issue_14() -> None:
+def test_v1_options_are_the_defaults_recorded_at_bf7be3f() -> None:
     """The pinned values, written out from the defaults of SearchOptions at commit bf7be3f (the evaluation then
     was the hand-made one, the only one there was, and the tree had no action prior: prior_weight 0 is the search
     of then, bit for bit; no margin term either: margin_weight 0 is that evaluation, bit for bit; the playouts
     were uniform but for attacks: playout_greedy 0 is that playout, bit for bit)."""
-    assert fast_search.V1_OPTIONS == {"c": 0.2, "exp3_gamma": 0.15, "playout": "truncated", "playout_turns": 0,
+    assert V1_OPTIONS == {"c": 0.2, "exp3_gamma": 0.15, "playout": "truncated", "playout_turns": 0,
                                       "sampler": "uniform", "temperature": 1.0, "worlds": 8, "max_nodes": None,
                                       "threads": 1, "evaluation": "handmade", "prior_weight": 0.0,
                                       "prior_temperature": 1.0, "margin_weight": 0.0, "margin_temperature": 4.0,
@@ -62,7 +68,7 @@ def test_v1_options_are_the_defaults_recorded_before_issue_14() -> None:
     for name in ("ismcts-v1", "pimc"):
         opts = make_bot(name, 0).options
         assert opts.iterations == 5000 and opts.seconds is None
-        assert {k: getattr(opts, k) for k in fast_search.V1_OPTIONS} == fast_search.V1_OPTIONS
+        assert {k: getattr(opts, k) for k in V1_OPTIONS} == V1_OPTIONS
     assert make_bot("ismcts-v1:seconds=0.1", 0).options.iterations is None  # a given limit replaces the budget
 
 
@@ -124,7 +130,7 @@ def test_v1_advice_is_the_advice_recorded_before_issue_14(algorithm: str) -> Non
     for r in recorded:
         # the recorded positions came from games of seed 3 (tests/search_helpers.positions)
         state = state_from_dict(new_game(players=r["players"], seed=3).game, r["state"])
-        opts = SearchOptions(**fast_search.V1_OPTIONS, iterations=1500, seed=11 + r["index"], algorithm=algorithm)
+        opts = SearchOptions(**V1_OPTIONS, iterations=1500, seed=11 + r["index"], algorithm=algorithm)
         a = feudo_ai.advise(state, state.current_player(), opts)
         assert a.best == r["best"]
         assert [p.action for p in a.plan] == r["plan"]
@@ -309,7 +315,7 @@ def test_bot_with_a_game_clock_plays_a_whole_game_within_it() -> None:
     legal."""
     fake = FakeClock()
     other = make_bot("ismcts:iterations=1", 1)
-    bot = fast_search.ISMCTSBot(5, game_seconds=8.0, clock=fake)
+    bot = search_bots.ISMCTSBot(5, game_seconds=8.0, clock=fake)
     real_searched = bot.searched
 
     def charged(state, advice):
@@ -364,7 +370,7 @@ def test_levels_are_bots_of_growing_strength_by_construction() -> None:
     assert all(b.name == level for level, b in bots.items())
     assert isinstance(bots["easy"], GreedyBot) and 0 < bots["easy"].epsilon < 1
     assert isinstance(bots["medium"], GreedyBot) and bots["medium"].epsilon == 0
-    assert isinstance(bots["hard"], fast_search.ISMCTSBot) and isinstance(bots["max"], fast_search.ISMCTSBot)
+    assert isinstance(bots["hard"], search_bots.ISMCTSBot) and isinstance(bots["max"], search_bots.ISMCTSBot)
     # the budgets measured in docs/search.md "Difficulty levels", with the search options pinned there
     assert (bots["hard"].options.iterations, bots["max"].options.iterations) == (300, 10_000)
     assert all((bots[lv].options.c, bots[lv].options.exp3_gamma) == (0.2, 0.15) for lv in ("hard", "max"))
@@ -422,7 +428,7 @@ def test_bank_adds_the_followed_decisions_budget_to_the_next_search() -> None:
     assert bot.search_options(None).iterations == 1000  # spent
     for _ in range(10):
         bot.on_followed(None)
-    assert bot.search_options(None).iterations == 1000 * (1 + fast_search.BANK_CAP)  # capped a search
+    assert bot.search_options(None).iterations == 1000 * (1 + search_bots.BANK_CAP)  # capped a search
     timed = make_bot("ismcts:seconds=0.1", 1)
     timed.on_followed(None)
     assert timed.search_options(None).seconds == pytest.approx(0.2)

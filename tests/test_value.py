@@ -13,7 +13,8 @@ import pytest
 
 from engine import Phase, new_fast_game, sample_chance
 from engine.core import CoreState
-from feudo_ai import SearchOptions, _feudo_game, _value, advise, value
+from feudo_ai import SearchOptions, _feudo_game, _value, advise
+from feudo_ai.experimental import value
 from feudo_ai.bots import make_bot
 from feudo_ai.cli import main
 from feudo_ai.experimental.train import TrainConfig, cross_entropy, dumps, fit, train

@@ -49,7 +49,7 @@ from feudo_ai.settings import MAX_NODES, MAX_SEARCH_BYTES, NODE_BYTES, Algorithm
 
 from .answer import Advice, deadline_of, derive_seed, now, search_advice, split_budget
 from .cancel import forward_cancel
-from .position import PreparedPosition, prepare
+from .position import PreparedPosition, check_to_act, prepare
 
 try:  # the compiled extensions are optional: without them the Python reference backend still runs
     from feudo_ai import _feudo_game, _search
@@ -84,11 +84,7 @@ def search(position, seat: int | None = None, options: SearchOptions | None = No
         a few milliseconds of it being set.
     :raises ValueError: a bad option or seat. :raises ImportError: the extensions are not built.
     """
-    if seat is None and hasattr(position, "current_player"):
-        seat = position.current_player()
-    if not isinstance(position, PreparedPosition) and (seat is None or seat != position.current_player()):
-        raise ValueError(f"seat: one search advises the player to act ({position.current_player()}), got {seat} "
-                         f"(feudo_ai.advise also answers a seat whose secret selection is pending)")
+    seat = check_to_act(position, seat)
     return search_prepared(prepare(position, seat), options, cancel=cancel)
 
 

@@ -16,8 +16,8 @@ from engine.state import CHANCE, TERMINAL, Game, Phase, State
 
 from feudo_ai.sampler import observation_fields
 
-__all__ = ["ObservedPosition", "Position", "PreparedPosition", "prepare", "NotToAct", "decision_root",
-           "seat_view"]
+__all__ = ["ObservedPosition", "Position", "PreparedPosition", "prepare", "check_to_act", "NotToAct",
+           "decision_root", "seat_view"]
 
 
 def _is_int(v: Any) -> bool:
@@ -180,15 +180,30 @@ class PreparedPosition:
         return _prepared_root(state, self.seat)
 
 
-def _prepared_root(root: State, seat: int) -> PreparedPosition:
-    actor = root.current_player()
+def check_to_act(position: Any, seat: int | None) -> int:
+    """The seat of a search that must be the player to act in ``position`` (a State, CoreState or prepared
+    root; default: the player to act). :raises ValueError: a chance node, the game's end, or another seat."""
+    if isinstance(position, PreparedPosition):
+        position = position.root
+    if not hasattr(position, "current_player"):
+        raise ValueError(f"position: expected an engine State or CoreState, got {type(position).__name__}")
+    actor = position.current_player()
     if actor == TERMINAL:
         raise ValueError("position: the game is over, there is nothing to search")
     if actor == CHANCE:
         raise ValueError("position: a chance node (no player decides here)")
+    if seat is None:
+        return actor
+    if not _is_int(seat) or not 0 <= seat < position.num_players:
+        raise ValueError(f"seat: expected an integer in [0, {position.num_players}), got {seat!r}")
     if actor != seat:
         raise ValueError(f"seat: one search advises the player to act ({actor}), got {seat} (feudo_ai.advise "
                          f"also answers a seat whose secret selection is pending)")
+    return seat
+
+
+def _prepared_root(root: State, seat: int) -> PreparedPosition:
+    check_to_act(root, seat)
     return PreparedPosition(seat, root, root.observation(seat))
 
 

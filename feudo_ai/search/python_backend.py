@@ -94,7 +94,7 @@ from feudo_ai.settings import SearchOptions
 from .answer import (Advice, deadline_of, derive_seed, now, search_advice,
                      split_budget)
 from .cancel import forward_cancel
-from .position import PreparedPosition, prepare
+from .position import PreparedPosition, check_to_act, prepare
 
 PLAYOUTS = ("truncated", "random", "eval", "mixed")
 _BEFORE_MOVES = (int(Phase.SELECT), int(Phase.CHANCE_PLAGUE), int(Phase.CHOOSE_ORDER), int(Phase.CHANCE_DECIDER))
@@ -665,11 +665,7 @@ def search(position, seat: int | None = None, options: SearchOptions | None = No
 
     :raises ValueError: a bad option or seat.
     """
-    if seat is None and hasattr(position, "current_player"):
-        seat = position.current_player()
-    if not isinstance(position, PreparedPosition) and (seat is None or seat != position.current_player()):
-        raise ValueError(f"seat: one search advises the player to act ({position.current_player()}), got {seat} "
-                         f"(feudo_ai.advise also answers a seat whose secret selection is pending)")
+    seat = check_to_act(position, seat)
     return search_prepared(prepare(position, seat), options, cancel=cancel, policy=policy,
                            root_private=root_private, parallel=parallel)
 

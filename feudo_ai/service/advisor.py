@@ -448,7 +448,7 @@ class AdvisorServicer:
             while True:
                 left_it = None if options.iterations is None else options.iterations - merged.iterations
                 now = time.monotonic()
-                slice_opts = replace(options, iterations=left_it if left_it is None else max(left_it, options.threads),
+                slice_opts = options.replace(iterations=left_it if left_it is None else max(left_it, options.threads),
                                      seconds=max(min(interval, end - now), 0.001), deadline=None,
                                      seed=_slice_seed(options.seed, update))
                 merged.add(advise(observed, request.seat, slice_opts, cancel=cancel))
