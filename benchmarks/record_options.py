@@ -2,7 +2,7 @@
 played with (``a_options``, ``b_options``), as the code of the run's own commit resolves them, so that
 ``strength.py --pool`` can hold those runs against newer ones (it refuses to pool runs with and without options).
 
-    python benchmarks/record_options.py --commit 2ff8132 benchmarks/results/issue14_seed7100_2p_games32_to_the_end.json
+    python benchmarks/record_options.py --commit 2ff8132 benchmarks/results/2p_pairings_to_the_end_seed7100_games32.json
 
 The code of COMMIT (``git archive``) is laid out in a temporary directory with this checkout's compiled extensions
 copied in. That is only right if the extensions' sources (``.pyx``, ``.pxd``, ``engine/csrc``, ``setup.py``) are

@@ -51,7 +51,7 @@ def test_strength_benchmark_rejects_bad_arguments() -> None:
 
 
 def _strength_run(path, seed: int, pairings: list[dict]) -> str:
-    summary = {"benchmark": "strength", "suite": "issue14", "quick": False, "seed": seed, "jobs": 2,
+    summary = {"benchmark": "strength", "suite": "strength-targets", "quick": False, "seed": seed, "jobs": 2,
                "games": sum(p["games"] for p in pairings), "pairings": pairings, "seconds": 1.0}
     path.write_text(json.dumps(summary))
     return str(path)
