@@ -30,6 +30,8 @@ import time
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from provenance import with_provenance  # noqa: E402  (benchmarks/provenance.py)
 
 import grpc  # noqa: E402
 import numpy as np  # noqa: E402
@@ -232,7 +234,7 @@ def main() -> int:
                          "after_5min": round(load_after[1], 2)},
     }
     if args.json:
-        print(json.dumps(out, indent=2))
+        print(json.dumps(with_provenance(out, {"args": args}), indent=2))
     else:
         for k, v in out.items():
             print(f"{k}: {v}")

@@ -65,6 +65,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from feudo_ai.arena import ArenaError, TournamentConfig, run_tournament, wilson  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from provenance import with_provenance  # noqa: E402  (benchmarks/provenance.py)
+
 
 def pairings(quick: bool) -> list[dict]:
     """The search's first targets at 2,000 iterations per decision, one equal-time pairing, and one
@@ -381,7 +384,7 @@ def main(argv=None) -> int:
         except PoolError as e:
             ap.error(f"--pool: {e}")
         if args.json:
-            print(json.dumps(pooled, indent=2))
+            print(json.dumps(with_provenance(pooled, {"args": args}), indent=2))
         else:
             for p in pooled["pairings"]:
                 lo, hi = p["wilson95"]
@@ -419,6 +422,10 @@ def main(argv=None) -> int:
     summary = {"benchmark": "strength", "suite": args.suite, "quick": args.quick, "seed": args.seed, "jobs": args.jobs,
                "games": sum(r["games"] for r in results), "pairings": results,
                "seconds": round(time.perf_counter() - started, 1)}
+    # the resolved options: the arguments, and each pairing's bots with the search options they played with
+    with_provenance(summary, {"args": args, "pairings": [
+        {key: r.get(key) for key in ("name", "a", "b", "players", "games", "a_options", "b_options")}
+        for r in results]})
     if args.json:
         print(json.dumps(summary, indent=2))
     return 0
