@@ -13,7 +13,7 @@ warm-up effect does not). Before the load, ``overhead_ms`` measures the per-call
 :func:`call_overhead`). Prints latency percentiles (client side, whole call), throughput, errors by status
 code, mean iterations per answer, the RSS, and the machine's load average before and after the run (other
 processes take CPU from the searches: iterations per answer drop and latency spreads when it is above the number
-of cores). Targets (issue 11): zero errors, p99 <= 300 ms, RSS growth <= 10 %. Not a test: nothing here asserts.
+of cores). Targets (the service's load targets): zero errors, p99 <= 300 ms, RSS growth <= 10 %. Not a test: nothing here asserts.
 """
 
 from __future__ import annotations
