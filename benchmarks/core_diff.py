@@ -21,6 +21,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from provenance import with_provenance  # noqa: E402  (benchmarks/provenance.py)
 
 from engine.testing.differential import Mismatch, configs, play_side_by_side, replay_core_playout  # noqa: E402
 
@@ -88,7 +90,7 @@ def main(argv=None) -> int:
         summary[f"{kind}_actions"] = actions
     summary["seconds"] = round(time.perf_counter() - t0, 1)
     summary["mismatches"] = 0
-    print(json.dumps(summary))
+    print(json.dumps(with_provenance(summary, {"args": args, "configs": names})))
     return 0
 
 

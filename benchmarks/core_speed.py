@@ -21,6 +21,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from provenance import with_provenance  # noqa: E402  (benchmarks/provenance.py)
 
 from engine import new_game, sample_chance  # noqa: E402
 from engine.core import core_available  # noqa: E402
@@ -123,7 +125,7 @@ def main(argv=None) -> int:
         "state_bytes": sizeof_state(),
     }
     if args.json:
-        print(json.dumps(result))
+        print(json.dumps(with_provenance(result, {"args": args})))
     else:
         for k, v in result.items():
             print(f"{k:32s} {v}")

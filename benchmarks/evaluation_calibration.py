@@ -22,6 +22,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from provenance import with_provenance  # noqa: E402  (benchmarks/provenance.py)
 
 import numpy as np  # noqa: E402
 
@@ -120,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"evaluation_calibration: error: {e}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps(result, indent=2))
+        print(json.dumps(with_provenance(result, {"args": args, "shipped_temperature": SHIPPED}), indent=2))
         return 0
     print(f"{result['games']} games, {result['players']} players; NLL of knowing nothing {result['nll_uniform']}")
     for name, s in [("all", result["overall"])] + [(f"turn {k}", v) for k, v in result["by_turn"].items()]:

@@ -25,6 +25,8 @@ import resource
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from provenance import with_provenance  # noqa: E402  (benchmarks/provenance.py)
 
 from engine import Phase, new_game, sample_chance  # noqa: E402
 import feudo_ai  # noqa: E402
@@ -127,7 +129,10 @@ def main() -> None:
                     help="only the playouts' cost: iterations per CPU second over 40 positions of random games")
     args = ap.parse_args()
     if args.playouts:
-        result = playout_rates()
+        result = with_provenance(playout_rates(), {"args": args, "modes": {
+            name: feudo_ai.SearchOptions(iterations=1000, seed=1, **kw).to_dict()
+            for name, kw in (("plain", {}), ("one_more_turn", {"playout_turns": 1}),
+                             ("greedy_one_more_turn", GREEDY_PLAYOUTS), ("greedy_to_the_end", GREEDY_PLAYOUTS_2P))}})
         print(json.dumps(result, indent=1) if args.json else result)
         return
     load = os.getloadavg()
@@ -141,9 +146,9 @@ def main() -> None:
             "default_1_thread_it_s": one,
             "default_2_threads_it_s": two,
             "default_1_thread_it_per_cpu_s": rate_per_cpu(state),
-            # the tree's action prior (issue 14): the game scores every legal action at each expansion
+            # the tree's action prior (docs/search.md, "Limits"): the game scores every legal action at each expansion
             "prior_1_thread_it_per_cpu_s": rate_per_cpu(state, prior_weight=0.5, prior_temperature=0.5),
-            # the "ismcts" bot's playouts in 4 players (issue 14): one more turn, greedy moves
+            # the "ismcts" bot's playouts in 4 players (docs/search.md, "Playouts"): one more turn, greedy moves
             # (the product profile's)
             "greedy_playouts_1_thread_it_per_cpu_s": rate_per_cpu(state, **GREEDY_PLAYOUTS),
             "thread_speedup": round(two / one, 2),
@@ -156,6 +161,13 @@ def main() -> None:
             "weighted_sampler_1_thread_it_s": rate(state, args.seconds, sampler="weighted")[0],
         }
     out["loadavg_after"] = [round(x, 2) for x in os.getloadavg()]
+    with_provenance(out, {"args": args, "modes": {
+        name: feudo_ai.SearchOptions(seconds=args.seconds, seed=1, **kw).to_dict()
+        for name, kw in (("default", {}), ("2_threads", {"threads": 2}), ("random", {"playout": "random"}),
+                         ("eval", {"playout": "eval"}), ("pimc", {"algorithm": "pimc"}),
+                         ("weighted", {"sampler": "weighted"}),
+                         ("prior", {"prior_weight": 0.5, "prior_temperature": 0.5}),
+                         ("greedy_playouts", GREEDY_PLAYOUTS))}})
     if args.json:
         print(json.dumps(out, indent=1))
     else:

@@ -2,10 +2,10 @@
 played with (``a_options``, ``b_options``), as the code of the run's own commit resolves them, so that
 ``strength.py --pool`` can hold those runs against newer ones (it refuses to pool runs with and without options).
 
-    python benchmarks/record_options.py --commit 2ff8132 benchmarks/results/issue14_seed7100_2p_games32_to_the_end.json
+    python benchmarks/record_options.py --commit 2ff8132 benchmarks/results/2p_pairings_to_the_end_seed7100_games32.json
 
 The code of COMMIT (``git archive``) is laid out in a temporary directory with this checkout's compiled extensions
-copied in. That is only right if the extensions' sources (``.pyx``, ``.pxd``, ``engine/csrc``, ``setup.py``) are
+copied in. That is only right if the extensions' sources (``.pyx``, ``.pxd``, ``setup.py``) are
 the same at COMMIT as in this checkout: checked, and refused otherwise (build that commit and record from there).
 There each pairing's bots are made and asked for their options in a game of the pairing's players, as
 :func:`strength.played_options` does today (``options_for``; ``options`` in code older than it, whose horizon did
@@ -31,7 +31,7 @@ from strength import _options_differ  # benchmarks/ is sys.path[0] when this scr
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # what the compiled extensions are built from: equal at the commit and here, or the copied extensions are not its
-EXTENSION_SOURCES = ("*.pyx", "*.pxd", "engine/csrc", "setup.py")
+EXTENSION_SOURCES = ("*.pyx", "*.pxd", "setup.py")
 
 # Run inside the laid-out tree (argv: the tree, then a JSON list of [spec, players]); prints a JSON list of the
 # options dicts (or null). It refuses to run on modules imported from anywhere but the tree.

@@ -19,6 +19,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from provenance import with_provenance  # noqa: E402  (benchmarks/provenance.py)
 
 from engine import Phase, new_game, sample_chance  # noqa: E402
 import feudo_ai  # noqa: E402
@@ -118,6 +120,8 @@ def main(argv=None) -> int:
     out = {"benchmark": "search_speed", "engines": engines, "cpus": os.cpu_count(), "players": 4, "turn": 1,
            "load_note": "shared machine: other jobs may be running", "search": results,
            "root_parallel": scaling, "rollouts": rollouts_per_s(args.seconds)}
+    with_provenance(out, {"args": args, "seed": 1, "algorithms": ["ismcts", "pimc"],
+                          "playouts": ["mixed", "eval", "truncated", "random"], "root_parallel_workers": 2})
     if args.json:
         print(json.dumps(out, indent=2))
     else:

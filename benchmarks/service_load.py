@@ -13,7 +13,7 @@ warm-up effect does not). Before the load, ``overhead_ms`` measures the per-call
 :func:`call_overhead`). Prints latency percentiles (client side, whole call), throughput, errors by status
 code, mean iterations per answer, the RSS, and the machine's load average before and after the run (other
 processes take CPU from the searches: iterations per answer drop and latency spreads when it is above the number
-of cores). Targets (issue 11): zero errors, p99 <= 300 ms, RSS growth <= 10 %. Not a test: nothing here asserts.
+of cores). Targets (the service's load targets): zero errors, p99 <= 300 ms, RSS growth <= 10 %. Not a test: nothing here asserts.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ import time
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from provenance import with_provenance  # noqa: E402  (benchmarks/provenance.py)
 
 import grpc  # noqa: E402
 import numpy as np  # noqa: E402
@@ -232,7 +234,7 @@ def main() -> int:
                          "after_5min": round(load_after[1], 2)},
     }
     if args.json:
-        print(json.dumps(out, indent=2))
+        print(json.dumps(with_provenance(out, {"args": args}), indent=2))
     else:
         for k, v in out.items():
             print(f"{k}: {v}")

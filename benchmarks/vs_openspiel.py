@@ -30,6 +30,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from provenance import with_provenance  # noqa: E402  (benchmarks/provenance.py)
 
 try:
     import pyspiel  # noqa: F401
@@ -79,6 +81,14 @@ def _our_iterations(bot) -> int | None:
     if isinstance(stats, dict):
         return stats.get("iterations")
     return getattr(stats, "iterations", None)
+
+
+def _ours_options(args) -> dict:
+    """Our bot's spec and the search options it plays with in these 2-player games; OpenSpiel's bot's settings."""
+    spec = f"ismcts:seconds={args.seconds}"
+    bot = make_bot(spec, args.seed)
+    return {"spec": spec, "search_options": bot.options_for(2).to_dict(),
+            "theirs": {"uct_c": args.uct_c, "rollouts": "random", "seconds": args.seconds}}
 
 
 def play_game(game, index: int, args, positions: list) -> dict:
@@ -182,6 +192,7 @@ def main(argv=None) -> int:
                "shared": sum(1 for r in results if 0.0 < r["score"] < 1.0),
                "theirs_wins": sum(1 for r in results if r["score"] == 0.0),
                "speed": speed, "wall_seconds": round(time.perf_counter() - started, 1)}
+    with_provenance(summary, {"args": args, "ours": _ours_options(args)})
     if args.json:
         print(json.dumps(summary, indent=2))
     else:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -51,7 +52,7 @@ def test_strength_benchmark_rejects_bad_arguments() -> None:
 
 
 def _strength_run(path, seed: int, pairings: list[dict]) -> str:
-    summary = {"benchmark": "strength", "suite": "issue14", "quick": False, "seed": seed, "jobs": 2,
+    summary = {"benchmark": "strength", "suite": "strength-targets", "quick": False, "seed": seed, "jobs": 2,
                "games": sum(p["games"] for p in pairings), "pairings": pairings, "seconds": 1.0}
     path.write_text(json.dumps(summary))
     return str(path)
@@ -257,3 +258,80 @@ def test_record_options_refuses_what_it_cannot_record(tmp_path) -> None:
         assert out.returncode == 2 and "Traceback" not in out.stderr, (args, out.stderr)
         assert expected in out.stderr, (args, out.stderr)
     assert (tmp_path / "a.json").read_bytes() == before
+
+
+RESULTS = os.path.join(ROOT, "benchmarks", "results")
+# every benchmark that writes or prints JSON records where it comes from (benchmarks/provenance.py)
+JSON_BENCHMARKS = ("strength.py", "fast_search_speed.py", "search_speed.py", "core_speed.py", "core_diff.py",
+                   "service_load.py", "vs_openspiel.py", "evaluation_calibration.py")
+
+
+def _provenance_module():
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    try:
+        import provenance
+    finally:
+        sys.path.remove(os.path.join(ROOT, "benchmarks"))
+    return provenance
+
+
+def test_every_results_file_carries_its_provenance() -> None:
+    """Each committed results file says which commit and command it comes from: recorded by the benchmark, or
+    backfilled (marked so) with the commit that added the file and the command the docs state."""
+    names = sorted(os.listdir(RESULTS))
+    assert len(names) == 90 and all(n.endswith(".json") for n in names)
+    assert not [n for n in names if re.search(r"issue\d", n)], "a results file named after an issue"
+    commits = set()
+    for name in names:
+        with open(os.path.join(RESULTS, name), encoding="utf-8") as f:
+            prov = json.load(f).get("provenance")
+        assert isinstance(prov, dict), name
+        assert re.fullmatch(r"[0-9a-f]{40}", prov.get("commit") or ""), name
+        commits.add(prov["commit"])
+        if prov.get("backfilled"):
+            assert prov["backfilled"] is True and prov["commit_is"] == "the commit that added the file", name
+            assert prov["command"] is None or prov["command"].split()[0] in ("python", "feudo"), name
+        else:
+            assert isinstance(prov["dirty"], bool) and isinstance(prov["argv"], list), name
+            assert prov["command"].startswith("python ") and isinstance(prov["options"], dict), name
+    if subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True).returncode == 0:
+        done = subprocess.run(["git", "cat-file", "--batch-check"], input="\n".join(sorted(commits)) + "\n",
+                              cwd=ROOT, capture_output=True, text=True)
+        assert done.returncode == 0 and "missing" not in done.stdout, done.stdout
+
+
+def test_provenance_records_commit_command_and_options() -> None:
+    provenance = _provenance_module()
+    prov = provenance.provenance({"seed": 3, "modes": ("a", "b")}, argv=["benchmarks/x.py", "--only", "a b"])
+    assert prov["command"] == "python benchmarks/x.py --only 'a b'" and prov["argv"][-1] == "a b"
+    assert prov["options"] == {"seed": 3, "modes": ["a", "b"]}
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    if head.returncode == 0:
+        assert prov["commit"] == head.stdout.strip() and isinstance(prov["dirty"], bool)
+    # a benchmark's JSON carries it: a pool of two committed runs (plays nothing)
+    files = [os.path.join("benchmarks", "results", n) for n in ("levels_seed9800_games400.json",
+                                                                "strength_targets_seed7400_games16.json")]
+    out = _run("benchmarks/strength.py", "--pool", *files, "--only", "medium vs easy", "--json")
+    assert out.returncode == 0, out.stderr
+    prov = json.loads(out.stdout)["provenance"]
+    assert prov["argv"][1:] == ["--pool", *files, "--only", "medium vs easy", "--json"]
+    assert prov["options"]["args"]["pool"] == files and prov["options"]["args"]["only"] == ["medium vs easy"]
+    for name in JSON_BENCHMARKS:
+        with open(os.path.join(ROOT, "benchmarks", name), encoding="utf-8") as f:
+            assert "with_provenance(" in f.read(), name
+
+
+def test_provenance_backfill_checks_instead_of_overwriting(tmp_path) -> None:
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({"benchmark": "strength"}))
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    if not head:
+        return
+    out = _run("benchmarks/provenance.py", "--commit", head, "--command", "python benchmarks/strength.py", str(path))
+    assert out.returncode == 0, out.stderr
+    prov = json.loads(path.read_text())["provenance"]
+    assert prov["backfilled"] is True and prov["commit"] == head and prov["options"] is None
+    assert _run("benchmarks/provenance.py", "--commit", head, "--command", "python benchmarks/strength.py",
+                str(path)).returncode == 0  # checked
+    out = _run("benchmarks/provenance.py", "--commit", head, "--command", "python other.py", str(path))
+    assert out.returncode == 2 and str(path) in out.stderr

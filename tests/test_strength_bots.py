@@ -455,8 +455,9 @@ def test_bank_pays_a_selection_in_advance() -> None:
     assert bot._bank == 1.0
 
 
-def test_strength_benchmark_issue14_suite() -> None:
-    """The issue's table as a suite: every pairing named with its target; one cheap pairing runs."""
+def test_strength_benchmark_strength_targets_suite() -> None:
+    """The table of the strength targets as a suite: every pairing named with its target; one cheap pairing runs
+    (under the suite's earlier name too, which the commands recorded with older results use)."""
     import subprocess
     import sys
 
@@ -466,20 +467,21 @@ def test_strength_benchmark_issue14_suite() -> None:
         import strength
     finally:
         sys.path.pop(0)
-    names = [p["name"] for p in strength.issue14_pairings(False)]
-    assert len(names) == 9 and all(p["target"] for p in strength.issue14_pairings(False))
-    long = strength.issue14_pairings(False, long=True)
+    names = [p["name"] for p in strength.strength_target_pairings(False)]
+    assert len(names) == 9 and all(p["target"] for p in strength.strength_target_pairings(False))
+    long = strength.strength_target_pairings(False, long=True)
     assert len(long) == 10 and long[-1]["a"] == "ismcts:seconds=1" and long[-1]["b"] == "ismcts:seconds=0.2"
-    assert all(p["games"] >= 400 for p in strength.issue14_pairings(False))
+    assert all(p["games"] >= 400 for p in strength.strength_target_pairings(False))
     # every run, full or --quick, plays whole seat rotations (A from every seat of each deal)
     for quick in (False, True):
-        assert all(p["games"] % p["players"] == 0 for p in strength.issue14_pairings(quick, long=True))
-    out = subprocess.run([sys.executable, "benchmarks/strength.py", "--suite", "issue14", "--only", "medium vs easy",
-                          "--games", "2", "--jobs", "1", "--json"], cwd=root, capture_output=True, text=True,
-                         timeout=600)
+        assert all(p["games"] % p["players"] == 0 for p in strength.strength_target_pairings(quick, long=True))
+    assert strength.SUITE_ALIASES == {"issue14": "strength-targets"}
+    out = subprocess.run([sys.executable, "benchmarks/strength.py", "--suite", "strength-targets", "--only",
+                          "medium vs easy", "--games", "2", "--jobs", "1", "--json"], cwd=root, capture_output=True,
+                         text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     summary = json.loads(out.stdout)
-    assert summary["suite"] == "issue14" and summary["seed"] == 1000
+    assert summary["suite"] == "strength-targets" and summary["seed"] == 1000
     (p,) = summary["pairings"]
     assert p["name"] == "medium vs easy (2p)" and p["games"] == 2 and p["target"] == ">= 0.70"
     lo, hi = p["wilson95"]
