@@ -71,7 +71,7 @@ def _examples() -> list:
 
 
 def _console_script(body: str) -> str:
-    """The ``$ `` commands of a console block (a line ending in ``\\`` continues on the next one)."""
+    """The ``$ `` commands of a console block (a line ending in ``\\``, or inside an open ``"``, continues)."""
     commands, current = [], None
     for line in body.splitlines():
         if current is not None:
@@ -80,8 +80,9 @@ def _console_script(body: str) -> str:
             current = [line[2:]]
         else:
             continue
-        if not line.rstrip().endswith("\\"):
-            commands.append("\n".join(current))
+        text = "\n".join(current)
+        if not line.rstrip().endswith("\\") and text.count('"') % 2 == 0:  # not continued, no open "string"
+            commands.append(text)
             current = None
     if current is not None:
         commands.append("\n".join(current))
