@@ -7,6 +7,7 @@ import dataclasses
 import json
 import sys
 
+from .results import ResultStore
 from .schedule import ENGINES, FORMATS, SEATINGS, ArenaError, TournamentConfig
 
 EXAMPLES = """examples:
@@ -82,8 +83,6 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig | None:
     if args.resume is not None:
         if not given:
             return None
-        from .results import ResultStore
-
         stored = ResultStore(args.resume).load_config()
         return dataclasses.replace(stored, **given)
     if "bots" not in given:
@@ -92,6 +91,8 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig | None:
 
 
 def cmd_arena(args: argparse.Namespace) -> int:
+    # rich and the tournament machinery (~0.1 s to import) load only when the subcommand runs: feudo_ai.cli imports
+    # this module for add_parser at every start of the `feudo` command
     from rich.console import Console
 
     from .progress import print_results
