@@ -21,9 +21,9 @@ imported (see :func:`engine.state.install_view`).
 
 from __future__ import annotations
 
+import html
 import math
 from typing import Any, Mapping
-from xml.sax.saxutils import escape
 
 from .board import GameMap, Kind
 from .schema import CASTLE, DEAD, Phase
@@ -31,6 +31,13 @@ from .state import State, install_view
 
 __all__ = ["PLAYER_COLOURS", "TERRAIN_COLOURS", "TOKEN_LETTERS", "map_ascii", "map_svg", "position_svg",
            "svg_to_png", "render_text", "token_marks", "legend_text"]
+
+
+def escape(text: str) -> str:
+    """``&``, ``<`` and ``>`` as XML entities, exactly as ``xml.sax.saxutils.escape``: that module's import pulls in
+    urllib and http, and this module is imported with the engine (it installs ``str(state)``)."""
+    return html.escape(text, quote=False)
+
 
 #: Fill of each player's tokens and Castles, in seat order (the names of engine.actions.PLAYER_NAMES).
 PLAYER_COLOURS = ("#2f6fd0", "#f4f4f4", "#f2c52e", "#d2352b")

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Callable
 
 from .entrants import check_config
-from .progress import LiveProgress
 from .remote import is_remote
 from .results import ResultStore, summarize
 from .runner import make_backend
@@ -81,6 +80,10 @@ def run_tournament(config: TournamentConfig | None = None, *, out: str | Path | 
     failed: dict | None = None
     played = 0
     started = time.perf_counter()
+    # rich (~0.07 s to import) loads only when a tournament runs: feudo_ai.cli imports this package (for the arena
+    # subcommand's parser) at every start of the `feudo` command
+    from .progress import LiveProgress
+
     live = LiveProgress(len(schedule.games), len(finished), enabled=progress)
     try:
         with engine, live:
