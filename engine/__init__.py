@@ -9,6 +9,7 @@ from .errors import DataFileError, FeudoError, IllegalActionError, StateError
 from .record import GameRecord, play_game, sample_chance
 from .ruleset import ArmyToken, PlagueCard, Ruleset, load_ruleset, ruleset_from_dict
 from .state import CASTLE, CHANCE, DEAD, TERMINAL, Game, Phase, State, new_game
+from . import render, serialize  # noqa: F401 - imported for effect: they install str(state), State.from_json
 from .core import core_available, new_game as new_fast_game
 
 __all__ = [

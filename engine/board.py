@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, NoReturn
 
 from .errors import DataFileError
-from .validate import MAX_CELL, Checker, json_type, read_json_file
+from .checker import MAX_CELL, Checker, json_type, read_json_file
 
 __all__ = [
     "Kind", "DIRECTIONS", "Territory", "CastleSite", "GameMap", "load_map", "assemble",
@@ -106,7 +106,8 @@ class _ReadOnlyDict(dict):  # type: ignore[type-arg]
 # validation helpers
 # --------------------------------------------------------------------------------------------------------------
 
-# One validation layer for rulesets, maps and states (engine.validate); the short names keep this module's code.
+# One validation layer for rulesets, maps and states (its primitives: engine.checker); the short names keep this
+# module's code.
 _json_type = json_type
 _Checker = Checker
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from .actions import PLAYER_NAMES
+from .core import to_core
 from .errors import FeudoError, IllegalActionError
 from .record import GameRecord
 from .state import CHANCE, Game, Phase, State
@@ -436,8 +437,6 @@ def replay_seat_log(start: Any, entries: Iterable[Entry], seat: int, backend: st
     for entry in entries:
         replay.push(entry)
     if backend == "core":
-        from .core import to_core
-
         return to_core(replay.state)
     if backend != "reference":
         raise ValueError(f"backend: expected 'reference' or 'core', got {backend!r}")

@@ -14,7 +14,7 @@ from typing import Callable, Iterator
 
 from .board import GameMap
 from .errors import DataFileError, IllegalActionError, StateError
-from .ruleset import Ruleset, ruleset_from_dict
+from .ruleset import Ruleset, load_json_file, ruleset_from_dict
 from .state import Game, State, TERMINAL
 
 RECORD_FORMAT = "feudo-game/1"
@@ -98,8 +98,6 @@ class GameRecord:
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "GameRecord":
-        from .ruleset import load_json_file
-
         return cls.from_dict(load_json_file(path), source=str(path))
 
 

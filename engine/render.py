@@ -14,22 +14,30 @@ view; with ``seat`` it adds that seat's own selection only.
 
 Geometry: every territory of a map with cells is drawn as its grid cells; a map without cells (a graph file) is
 drawn as a ring of territories joined by their adjacencies. Map coordinates are bounded by the map loader.
+
+``str(state)`` is :func:`render_text`: this module sits above :mod:`engine.state` and installs it there when
+imported (see :func:`engine.state.install_view`).
 """
 
 from __future__ import annotations
 
+import html
 import math
-from typing import TYPE_CHECKING, Any, Mapping
-from xml.sax.saxutils import escape
+from typing import Any, Mapping
 
 from .board import GameMap, Kind
-from .state import CASTLE, DEAD, Phase
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .state import State
+from .schema import CASTLE, DEAD, Phase
+from .state import State, install_view
 
 __all__ = ["PLAYER_COLOURS", "TERRAIN_COLOURS", "TOKEN_LETTERS", "map_ascii", "map_svg", "position_svg",
            "svg_to_png", "render_text", "token_marks", "legend_text"]
+
+
+def escape(text: str) -> str:
+    """``&``, ``<`` and ``>`` as XML entities, exactly as ``xml.sax.saxutils.escape``: that module's import pulls in
+    urllib and http, and this module is imported with the engine (it installs ``str(state)``)."""
+    return html.escape(text, quote=False)
+
 
 #: Fill of each player's tokens and Castles, in seat order (the names of engine.actions.PLAYER_NAMES).
 PLAYER_COLOURS = ("#2f6fd0", "#f4f4f4", "#f2c52e", "#d2352b")
@@ -522,7 +530,7 @@ def svg_to_png(svg: str, path: str | None = None, scale: float = 2.0) -> bytes:
     :raises ImportError: cairosvg (or the cairo library it needs) is not installed.
     """
     try:
-        import cairosvg
+        import cairosvg  # only PNG output needs it (and the cairo C library): loaded on first use
     except (ImportError, OSError) as e:  # OSError: cairosvg installed but the cairo library is missing
         raise ImportError(f"PNG output needs cairosvg and the cairo library ({e}); `pip install cairosvg`") from None
     data = cairosvg.svg2png(bytestring=svg.encode("utf-8"), scale=scale)
@@ -530,3 +538,6 @@ def svg_to_png(svg: str, path: str | None = None, scale: float = 2.0) -> bytes:
         with open(path, "wb") as f:
             f.write(data)
     return data
+
+
+install_view("text", render_text)  # str(state): State cannot import this module, which draws it

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import DataFileError
-from .validate import Checker, json_type, read_json_file
+from .checker import Checker, json_type, read_json_file
 
 DATA_DIR = Path(__file__).resolve().parent / "data" / "rulesets"
 

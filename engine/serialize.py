@@ -1,17 +1,21 @@
 """Reading states back from JSON: every field validated by :mod:`engine.validate` (bad input names the field
-path, e.g. ``state.won[3][2]: ...``, and changes nothing)."""
+path, e.g. ``state.won[3][2]: ...``, and changes nothing).
+
+This module sits above :mod:`engine.state` (it builds and checks a :class:`State`); it installs
+:func:`state_from_json` as :meth:`State.from_json` when imported (see :func:`engine.state.install_view`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from .board import GameMap
+from .checker import Checker, parse_json
 from .errors import DataFileError, StateError
 from .ruleset import ruleset_from_dict
-from .state import STATE_FIELDS, Game, State
-from .validate import Checker, check_playable, check_state_fields, parse_json
+from .schema import STATE_FIELDS, STATE_FORMAT
+from .state import Game, State, install_view
+from .validate import check_playable, check_state_fields
 
-STATE_FORMAT = "feudo-state/1"
 _DOC_KEYS = ("format", "ruleset", "map", "players", "state")
 
 
@@ -43,3 +47,6 @@ def state_from_json(text: str | bytes | dict) -> State:
     except DataFileError as e:
         raise StateError(str(e)) from None
     return state_from_dict(Game(ruleset, game_map, data["players"]), data["state"])
+
+
+install_view("from_json", state_from_json)

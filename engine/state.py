@@ -36,36 +36,15 @@ from __future__ import annotations
 
 import json
 import numbers
-from enum import IntEnum
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from .actions import PLAYER_NAMES, ActionLayout, permutations_of
-from .board import GameMap, Kind
+from .board import GameMap, Kind, load_map
 from .errors import IllegalActionError, StateError
-from .ruleset import Ruleset
-
-CHANCE = -1  # current_player() at a chance node (OpenSpiel's kChancePlayerId)
-TERMINAL = -4  # current_player() once the game is over (OpenSpiel's kTerminalPlayerId)
-
-CASTLE = -1  # token location: in its Castle, off the map (never entered, or wounded Baron / resting Milady)
-DEAD = -2  # token location: eliminated
-
-
-class Phase(IntEnum):
-    CHANCE_PLACER = 0  # chance: who places the next Castle (R21)
-    PLACE_CASTLE = 1
-    CHANCE_DECIDER = 2  # chance: which of the tied players with fewest VP decides the order (R5)
-    CHOOSE_ORDER = 3
-    SELECT = 4  # secret Strategy selection (R6), players in seat order
-    CHANCE_PLAGUE = 5  # chance: the plague card drawn (R18)
-    REVEAL = 6  # choose which selected Army Card to reveal (R7)
-    MOVE = 7  # where the revealed token goes (R7, R8)
-    MILADY = 8  # charm or infect (R13)
-    MARCH = 9  # shilling marches (R9)
-    ATTACK = 10  # declare an attack or pass (R11)
-    ATTACK_JOIN = 11  # choose the tokens of the declared attack
-    ADVANCE = 12  # advance into won territories (R14)
-    TERMINAL = 13
+from .ruleset import Ruleset, load_ruleset
+# The shape of a position lives in engine.schema (below the validator and the pictures); re-exported here, where
+# the rest of the project has always imported it from.
+from .schema import CASTLE, CHANCE, DEAD, STATE_FIELDS, STATE_FORMAT, TERMINAL, Phase
 
 
 class Game:
@@ -115,17 +94,21 @@ class Game:
         return hash((self.ruleset.name, self.map.name, self.num_players))
 
 
-# Fields of the state, in a fixed order: the canonical encoding and the JSON form both follow it (public:
-# the serialiser, the validator and the core read it).
-STATE_FIELDS = (
-    "turn", "phase", "tiebreak", "active", "order", "castle", "placed", "decider", "vp",
-    "loc", "stricken", "entered", "rest_until", "army_held", "trade_held",
-    "sel_army", "sel_trade", "sel_done", "revealed", "trade_revealed",
-    "owner", "plague_village", "plague_drawn", "plague_history", "plague_card", "king",
-    "charmed", "merc_moved", "march_over", "attacked", "won",
-    "cursor", "round", "token", "shillings", "target", "joiners", "advanced", "winners",
-)
 _FIELDS = STATE_FIELDS  # the short name used inside this module
+
+# Reading a position back from JSON (engine.serialize: every field validated, which builds and checks a State) and
+# its text picture (engine.render) build on this module, so it cannot import them: each hands its function over
+# when imported (install_view). engine/__init__.py imports both, and Python runs a package's __init__ before any
+# of its modules, so they are in place before any State exists.
+_views: dict[str, Callable[..., Any]] = {}
+_VIEW_NAMES = ("from_json", "text")
+
+
+def install_view(name: str, fn: Callable[..., Any]) -> None:
+    """Called by the modules above: ``"from_json"`` backs :meth:`State.from_json`, ``"text"`` ``str(state)``."""
+    if name not in _VIEW_NAMES:
+        raise ValueError(f"view: expected one of {', '.join(_VIEW_NAMES)}, got {name!r}")
+    _views[name] = fn
 
 
 def _copy_lists(value: Any) -> Any:
@@ -1087,13 +1070,12 @@ class State:
 
     def to_json(self) -> str:
         """A self-contained JSON document: ruleset, map, players and state."""
-        return json.dumps({"format": "feudo-state/1", **self.game.to_dict(), "state": self.to_dict()})
+        return json.dumps({"format": STATE_FORMAT, **self.game.to_dict(), "state": self.to_dict()})
 
     @classmethod
     def from_json(cls, text: str | dict) -> "State":
-        from .serialize import state_from_json  # validation lives with the other readers
-
-        return state_from_json(text)
+        """Read :meth:`to_json` output, every field validated (:func:`engine.serialize.state_from_json`)."""
+        return _views["from_json"](text)
 
     def observation(self, seat: int) -> dict:
         """R22: exactly what ``seat`` may know, as a plain JSON-serialisable dict.
@@ -1119,9 +1101,8 @@ class State:
         return json.dumps(self.observation(player), sort_keys=True, separators=(",", ":"))
 
     def __str__(self) -> str:
-        from .render import render_text
-
-        return render_text(self)
+        """The text picture of the position (:func:`engine.render.render_text`)."""
+        return _views["text"](self)
 
     def __repr__(self) -> str:
         return (f"<State turn={self.turn} phase={Phase(self.phase).name} player={self.current_player()} "
@@ -1135,9 +1116,6 @@ def new_game(ruleset: Ruleset | None = None, players: int = 4, seed: int = 0, ga
     ``seed`` chooses the default map's board order when no map is given; chance nodes are sampled by whoever
     drives the game (see :mod:`engine.record`), so the state itself holds no random generator.
     """
-    from .board import load_map
-    from .ruleset import load_ruleset
-
     if ruleset is None:
         ruleset = load_ruleset()
     if game_map is None:

@@ -6,29 +6,29 @@ that a hostile or mistaken document fails the same way everywhere: one exception
 (``basic.json: army[2].colour: unknown field ...``, ``state.won[3][2]: expected ...``), never a traceback
 from deep inside the rules or the C core.
 
-* :func:`parse_json` / :func:`read_json_file`: JSON text (or bytes) with the JSON-level traps closed --
-  undecodable bytes, integers of thousands of digits, ``NaN``/``Infinity``, nesting deep enough to exhaust
-  the Python stack, oversized documents.
-* :class:`Checker`: typed field access (objects with a closed set of fields, strings, booleans, bounded
-  integers, bounded arrays) reporting ``<source><sep><path>: <what was expected>``.
+* :func:`parse_json` / :func:`read_json_file` and :class:`Checker` (JSON with its traps closed, typed field
+  access) live in :mod:`engine.checker`, below the map and ruleset readers that use them; they are re-exported
+  here.
 * :func:`check_state_fields` / :func:`check_state`: every field of a position against the core's fixed array
   sizes (:data:`CORE_LIMITS`, the enums of ``engine/_core.pxd``), the rules' real ranges and the cross-field
   invariants of each phase (who may act, cursors in range, turn consistent with phase, the Plague Token on a
   Village, an attack target the attacker may really attack, ...), then asks the reference rules for the
   player to act and the legal actions (or chance outcomes): a non-terminal position with none is refused.
+  This part sits above :mod:`engine.state`, whose rules it asks.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, NoReturn
+from typing import Any, Mapping
 
-from .errors import DataFileError, StateError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .state import Game, State
+from .board import Kind
+from .checker import (MAX_CELL, MAX_INT_DIGITS, MAX_JSON_BYTES, MAX_JSON_DEPTH, Checker, join,  # noqa: F401
+                      json_type, parse_json, read_json_file)
+from .errors import StateError
+from .schema import CHANCE, DEAD, STATE_FIELDS, TERMINAL, Phase
+from .state import Game, State
 
 # --------------------------------------------------------------------------------------------------------------
 # limits
@@ -40,198 +40,13 @@ CORE_LIMITS = {
     "MAX_PLAYERS": 4, "MAX_TOKENS": 16, "MAX_TERRITORIES": 128, "MAX_SITES": 128, "MAX_TRADING": 8,
     "MAX_PLAGUE_KINDS": 32, "MAX_HISTORY": 128, "MAX_WON": 64, "MAX_NEIGHBORS": 16,
 }
-MAX_JSON_BYTES = 32 * 1024 * 1024  # a state document is ~30 kB, a map ~50 kB
-MAX_JSON_DEPTH = 32  # the deepest valid document (a state inside its wrapper) nests 5 levels
-MAX_INT_DIGITS = 15  # every integer the engine reads is far below 10**15
 MAX_VP = 100_000  # |victory points|: a game's real scores are in the hundreds; the core keeps int32
 MAX_VP_LOG = 100_000  # entries in a state's VP log (a long game logs a few hundred)
-MAX_CELL = 1_000  # map cell coordinates: rendering walks rows x columns
-
-
-# --------------------------------------------------------------------------------------------------------------
-# JSON
-# --------------------------------------------------------------------------------------------------------------
-
-class _JsonLimit(Exception):
-    """Raised inside the JSON decoder's hooks; turned into the caller's error class."""
-
-
-def _bounded_int(text: str) -> int:
-    digits = text.lstrip("-")
-    if len(digits) > MAX_INT_DIGITS:
-        raise _JsonLimit(f"integer with {len(digits)} digits (at most {MAX_INT_DIGITS})")
-    return int(text)
-
-
-def _no_constant(text: str) -> NoReturn:
-    raise _JsonLimit(f"{text} is not a JSON number")
-
-
-def _depth_ok(text: str, limit: int) -> bool:
-    """Whether brackets (outside strings) nest at most ``limit`` deep: checked before decoding, so a
-    pathological document never reaches the recursive decoder."""
-    depth = 0
-    in_string = escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            if depth > limit:
-                return False
-        elif ch in "]}":
-            depth -= 1
-    return True
-
-
-def parse_json(text: str | bytes | bytearray, source: str, error: type[Exception] = DataFileError) -> Any:
-    """Decode a JSON document; every problem raises ``error`` with a message starting with ``source``."""
-    if isinstance(text, (bytes, bytearray)):
-        if len(text) > MAX_JSON_BYTES:
-            raise error(f"{source}: document of {len(text)} bytes (at most {MAX_JSON_BYTES})")
-        try:
-            text = bytes(text).decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise error(f"{source}: not UTF-8 text ({e.reason} at byte {e.start})") from None
-    if not isinstance(text, str):
-        raise error(f"{source}: expected JSON text, got {type(text).__name__}")
-    if len(text) > MAX_JSON_BYTES:
-        raise error(f"{source}: document of {len(text)} characters (at most {MAX_JSON_BYTES})")
-    if not _depth_ok(text, MAX_JSON_DEPTH):
-        raise error(f"{source}: nested more than {MAX_JSON_DEPTH} levels deep")
-    try:
-        return json.loads(text, parse_int=_bounded_int, parse_constant=_no_constant)
-    except json.JSONDecodeError as e:
-        raise error(f"{source}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
-    except _JsonLimit as e:
-        raise error(f"{source}: {e}") from None
-    except (RecursionError, ValueError, MemoryError) as e:  # belt and braces: the checks above should catch them
-        raise error(f"{source}: cannot decode ({type(e).__name__})") from None
-
-
-def read_json_file(path: str | os.PathLike, error: type[Exception] = DataFileError) -> Any:
-    """Read and decode a JSON data file; every failure raises ``error`` naming the file (and line)."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_JSON_BYTES + 1)
-    except FileNotFoundError:
-        raise error(f"{path}: file not found") from None
-    except IsADirectoryError:
-        raise error(f"{path}: is a directory, not a file") from None
-    except OSError as e:
-        raise error(f"{path}: cannot read file ({e.strerror or e})") from None
-    return parse_json(data, str(path), error)
-
-
-# --------------------------------------------------------------------------------------------------------------
-# typed fields
-# --------------------------------------------------------------------------------------------------------------
-
-def json_type(v: Any) -> str:
-    """Describe a value in JSON words, since the reader edits JSON."""
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return f"boolean {json.dumps(v)}"
-    if isinstance(v, int):
-        text = str(v) if -10**30 < v < 10**30 else f"an integer of {len(str(abs(v)))} digits"
-        return f"number {text}"
-    if isinstance(v, float):
-        return f"number {v!r}"
-    if isinstance(v, str):
-        return f"string {json.dumps(v)[:60]}"
-    if isinstance(v, (list, tuple)):
-        return f"array of {len(v)}"
-    if isinstance(v, dict):
-        return "object"
-    return type(v).__name__
-
-
-def join(path: str, key: str) -> str:
-    """``a.b`` (or ``b`` at the top); indices are appended by callers as ``[i]``."""
-    return f"{path}.{key}" if path else key
-
-
-class Checker:
-    """Raises ``error`` with ``<source><sep><field path>: <expectation>`` messages.
-
-    Data files use ``Checker("basic.json")`` (``basic.json: army[2].red: ...``); states use
-    ``Checker("state", StateError, sep=".")`` (``state.won[3][2]: ...``).
-    """
-
-    def __init__(self, source: str, error: type[Exception] = DataFileError, sep: str = ": ") -> None:
-        self.source, self.error, self.sep = source, error, sep
-
-    def fail(self, path: str, message: str) -> NoReturn:
-        raise self.error(f"{self.source}{self.sep}{path}: {message}" if path else f"{self.source}: {message}")
-
-    def obj(self, v: Any, path: str, allowed: Iterable[str], required: Iterable[str] = ()) -> dict[str, Any]:
-        """An object whose fields are all in ``allowed`` (a misspelt field is an error, not ignored)."""
-        if not isinstance(v, dict):
-            self.fail(path or "top level", f"expected an object, got {json_type(v)}")
-        allowed = tuple(allowed)
-        for key in v:
-            if key not in allowed:
-                shown = key if isinstance(key, str) and key.isidentifier() else json.dumps(str(key)[:40])
-                self.fail(join(path, shown), f"unknown field (expected one of {', '.join(allowed)})")
-        for key in required:
-            if key not in v:
-                self.fail(join(path, key), "missing required field")
-        return v
-
-    def string(self, v: Any, path: str, nonempty: bool = True, max_len: int = 10_000) -> str:
-        if not isinstance(v, str) or (nonempty and not v.strip()):
-            self.fail(path, f"expected a non-empty string, got {json_type(v)}")
-        if len(v) > max_len:
-            self.fail(path, f"expected at most {max_len} characters, got {len(v)}")
-        return v
-
-    def boolean(self, v: Any, path: str) -> bool:
-        if not isinstance(v, bool):
-            self.fail(path, f"expected true or false, got {json_type(v)}")
-        return v
-
-    def integer(self, v: Any, path: str, lo: int | None = None, hi: int | None = None) -> int:
-        if isinstance(v, bool) or not isinstance(v, int) or (lo is not None and v < lo) or (hi is not None and v > hi):
-            if lo is None and hi is None:
-                self.fail(path, f"expected an integer, got {json_type(v)}")
-            bounds = f"[{'-inf' if lo is None else lo}, {'inf' if hi is None else hi}]"
-            self.fail(path, f"expected an integer in {bounds}, got {json_type(v)}")
-        return v
-
-    def array(self, v: Any, path: str, nonempty: bool = False, length: int | None = None,
-              max_len: int | None = None) -> list[Any]:
-        if not isinstance(v, list):
-            self.fail(path, f"expected an array, got {json_type(v)}")
-        if nonempty and not v:
-            self.fail(path, "expected a non-empty array")
-        if length is not None and len(v) != length:
-            self.fail(path, f"expected an array of {length} items, got {len(v)}")
-        if max_len is not None and len(v) > max_len:
-            self.fail(path, f"expected at most {max_len} items, got {len(v)}")
-        return v
-
-    def fmt(self, d: dict[str, Any], expected: str) -> None:
-        if d.get("format") != expected:
-            self.fail("format", f"expected {json.dumps(expected)}, got {json_type(d.get('format'))}")
 
 
 # --------------------------------------------------------------------------------------------------------------
 # states
 # --------------------------------------------------------------------------------------------------------------
-
-def _state_fields() -> tuple[str, ...]:
-    from .state import STATE_FIELDS
-
-    return STATE_FIELDS
-
 
 def check_game_fits_core(game: "Game") -> None:
     """The game's sizes against the core's fixed arrays (StateError naming the size)."""
@@ -251,10 +66,8 @@ def check_game_fits_core(game: "Game") -> None:
 def check_state_fields(game: "Game", d: Any, path: str = "state") -> dict[str, Any]:
     """Validate the fields of a position of ``game`` (a mapping like :meth:`State.to_dict`); returns them
     (plus ``vp_log``) as fresh plain lists. Any fault raises :class:`StateError` naming the field path."""
-    from .state import DEAD, Phase
-
     ck = Checker(path, StateError, sep=".")
-    fields = _state_fields()
+    fields = STATE_FIELDS
     if not isinstance(d, Mapping):
         raise StateError(f"{path}: expected an object, got {json_type(d)}")
     d = dict(d)
@@ -466,8 +279,6 @@ def check_state_fields(game: "Game", d: Any, path: str = "state") -> dict[str, A
                 ck.fail(f"sel_army[{p}]", f"player {p} has not started selecting (the selector is {cursor})")
 
     # Cities (R11)
-    from .board import Kind
-
     for x, o in enumerate(owner):
         if o >= 0 and game.kind[x] != Kind.CITY:
             ck.fail(f"owner[{x}]", f"only Cities have owners; territory {x} is a {game.kind[x].name.lower()}")
@@ -584,7 +395,7 @@ def check_state_fields(game: "Game", d: Any, path: str = "state") -> dict[str, A
 
 def check_state(state: "State", path: str = "state") -> None:
     """Validate a whole position (fields, invariants, and that someone can act). Raises :class:`StateError`."""
-    check_state_fields(state.game, {name: getattr(state, name) for name in _state_fields()}
+    check_state_fields(state.game, {name: getattr(state, name) for name in STATE_FIELDS}
                        | {"vp_log": [list(e) for e in state.vp_log]}, path)
     check_playable(state, path)
 
@@ -592,10 +403,6 @@ def check_state(state: "State", path: str = "state") -> None:
 def check_playable(state: "State", path: str = "state") -> None:
     """The rules' own view: the player to act is a player taking part, and a non-terminal position has at least
     one legal action (or chance outcome, with probabilities summing to 1)."""
-    from .state import CHANCE, TERMINAL, Phase
-
-    from .state import State as _State
-
     name = Phase(state.phase).name
     try:
         p = state.current_player()
@@ -610,7 +417,7 @@ def check_playable(state: "State", path: str = "state") -> None:
             return
         if not 0 <= p < state.num_players or not state.active[p]:
             raise StateError(f"{path}.cursor: the player to act ({p}) in phase {name} is not a player taking part")
-        if isinstance(state, _State):
+        if isinstance(state, State):
             state._legal = None
             if state.phase == Phase.ATTACK_JOIN and state.target not in state._attack_targets(p):
                 raise StateError(f"{path}.target: territory {state.target} is not one player {p} may attack (R11)")

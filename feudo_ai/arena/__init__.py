@@ -5,9 +5,10 @@
                                           games=20, seed=7), out="results/")
     print(run.summary["pairings"], run.summary["ratings"]["ladder"])
 
-Modules: :mod:`.schedule` (configuration, deals, tables, seat rotation), :mod:`.runner` (playing a game;
-local, process-pool and Ray backends), :mod:`.results` (win rates, Wilson intervals, openskill ratings, the
-output directory), :mod:`.charts` (the PNG), :mod:`.progress` (rich tables and the progress bar),
+Modules, bottom-up: :mod:`.schedule` (configuration, deals, tables, seat rotation), :mod:`.remote` (the
+Advisor-backed entrant), :mod:`.entrants` (bots from entrant specs, the checks before any game), :mod:`.runner`
+(playing a game; local, process-pool and Ray backends), :mod:`.results` (win rates, Wilson intervals, openskill
+ratings, the output directory), :mod:`.charts` (the PNG), :mod:`.progress` (rich tables and the progress bar),
 :mod:`.tournament` (the driver), :mod:`.cli` (the subcommand).
 """
 

@@ -69,9 +69,11 @@ class RemoteBot(Bot):
                  threads: int | None = None, algorithm: str | None = None, timeout: float | None = None):
         super().__init__(seed)
         try:
-            from ..client import AdvisorClient
+            # grpc and the generated feudo.v1 stubs: only a remote entrant needs them (a checkout may lack the stubs)
+            from ..client import AdvisorClient, AdvisorError
         except ImportError as e:
             raise ValueError(f"the Advisor client is not available ({e})") from None
+        self._advisor_error = AdvisorError
         self.address = address
         self.limits = {"seconds": seconds, "iterations": iterations, "threads": threads, "algorithm": algorithm}
         self.timeout = timeout
@@ -79,23 +81,19 @@ class RemoteBot(Bot):
 
     def check(self, timeout: float = 5.0) -> None:
         """Reach the service before any game: OSError naming the address when it cannot be reached."""
-        from ..client import AdvisorError
-
         try:
             self._client.wait_ready(timeout=timeout)
             status = self._client.health(timeout=timeout)
-        except AdvisorError as e:
+        except self._advisor_error as e:
             raise OSError(f"Advisor at {self.address} unreachable ({e.details})") from None
         if status != "SERVING":
             raise OSError(f"Advisor at {self.address} is {status}, not SERVING")
 
     def choose(self, state) -> int:
-        from ..client import AdvisorError
-
         seat = state.current_player()
         try:
             advice = self._client.suggest(state, seat, seed=self.rng.getrandbits(31), **self.limits)
-        except AdvisorError as e:
+        except self._advisor_error as e:
             raise RuntimeError(f"remote bot at {self.address}: {e}") from None
         if advice.best not in state.legal_actions():  # never trust a reply with an illegal action
             raise RuntimeError(f"remote bot at {self.address}: illegal action {advice.best} advised")

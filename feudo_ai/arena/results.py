@@ -16,6 +16,8 @@ import os
 from pathlib import Path
 from typing import Any, Iterable
 
+from openskill.models import PlackettLuce
+
 from .schedule import CONFIG_FORMAT, ArenaError, Schedule, TournamentConfig
 
 SUMMARY_FORMAT = "feudo-arena-summary/1"
@@ -98,8 +100,6 @@ def ratings(config: TournamentConfig, results: list[dict]) -> list[dict]:
     filling several seats of one game is rated once per seat from its rating before the game, and takes the mean
     of those updates (one entrant, several simultaneous observations).
     """
-    from openskill.models import PlackettLuce
-
     model = PlackettLuce()
     mu = [model.mu] * len(config.bots)
     sigma = [model.sigma] * len(config.bots)

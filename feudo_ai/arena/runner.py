@@ -16,10 +16,15 @@ import abc
 import multiprocessing
 import os
 import signal
+import socket
 import time
+import traceback
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any, Iterable, Iterator
 
+from engine import load_map, load_ruleset, new_fast_game, play_game
+
+from .entrants import close_entrant, make_entrant
 from .schedule import ArenaError, TournamentConfig
 
 BACKENDS = ("local", "ray")
@@ -27,40 +32,10 @@ BACKENDS = ("local", "ray")
 Job = tuple[dict, dict]  # (config.to_dict(), game_spec.to_dict())
 
 
-def make_entrant(spec: str, seed: int, check: bool = False):
-    """A bot from an entrant spec; :class:`ArenaError` naming the entrant for a bad one. With ``check``, also
-    whatever can be checked before a game (a remote Advisor is reached)."""
-    from feudo_ai.bots import make_bot
-    from .remote import is_remote, make_remote
-
-    try:
-        bot = make_remote(spec, seed) if is_remote(spec) else make_bot(spec, seed)
-    except ValueError as e:
-        raise ArenaError(f"--bots: entrant {spec!r}: {e}") from None
-    if check:
-        probe = getattr(bot, "check", None)
-        try:
-            if callable(probe):
-                probe()
-        except (OSError, ValueError, RuntimeError) as e:
-            raise ArenaError(f"--bots: entrant {spec!r}: {e}") from None
-        finally:
-            _close(bot)
-    return bot
-
-
-def _close(bot) -> None:
-    close = getattr(bot, "close", None)
-    if callable(close):
-        close()
-
-
 _rules_cache: dict[str, Any] = {}
 
 
 def _ruleset(config: TournamentConfig):
-    from engine import load_ruleset
-
     key = config.fingerprint()
     if key not in _rules_cache:
         _rules_cache.clear()
@@ -79,14 +54,10 @@ def play_game_job(job: Job) -> dict:
     try:
         return _play(job)
     except Exception as e:  # noqa: BLE001 - reported by the driver, with the game's index
-        import traceback
-
         return {"index": job[1]["index"], "error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}
 
 
 def _play(job: Job) -> dict:
-    from engine import load_map, new_fast_game, play_game
-
     config = TournamentConfig.from_dict(job[0])
     g = job[1]
     players = config.players
@@ -115,7 +86,7 @@ def _play(job: Job) -> dict:
         record, final = play_game([chooser(p) for p in range(players)], state, seed=seed)
     finally:
         for bot in bots:
-            _close(bot)  # a remote bot's channel
+            close_entrant(bot)  # a remote bot's channel
     seconds = time.perf_counter() - started
     record.bots = list(g["bots"])
     return {**g, "returns": final.returns(), "vp": list(final.vp), "winners": list(final.winners),
@@ -225,7 +196,7 @@ class RayBackend(Backend):
 
     def __init__(self, address: str | None = None, jobs: int | None = None):
         try:
-            import ray
+            import ray  # the optional ray extra: only this backend needs it
         except ImportError:
             raise ArenaError("--backend ray: Ray is not installed (pip install 'feudo-ai[ray]')") from None
         self._ray = ray
@@ -284,8 +255,6 @@ class RayBackend(Backend):
 
 def _probe_ray(address: str, timeout: float = 5.0) -> None:
     """Refuse an unreachable cluster address at once (ray.init would retry for minutes)."""
-    import socket
-
     if address in ("auto", "local"):
         return
     target = address.split("://", 1)[-1]

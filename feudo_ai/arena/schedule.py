@@ -206,23 +206,3 @@ def build_schedule(config: TournamentConfig) -> Schedule:
                                       tuple(config.bots[e] for e in seating),
                                       tuple(bot_seed(ds, p) for p in range(config.players))))
     return Schedule(config, tuple(tables), deals, tuple(games))
-
-
-def check_config(config: TournamentConfig) -> None:
-    """Make every entrant and a first game: a bad bot, option or rules file fails here, before any game."""
-    from engine import FeudoError, load_map, load_ruleset, new_fast_game
-
-    from .runner import make_entrant
-
-    for spec in config.bots:
-        make_entrant(spec, 0, check=True)
-    try:
-        ruleset = load_ruleset(config.ruleset).with_options(turns=config.turns,
-                                                            virulent_plague=config.virulent or None,
-                                                            strategy_only=config.strategy_only or None)
-        new_fast_game(ruleset, config.players, seed=config.seed,
-                      game_map=load_map(config.map, seed=config.seed), backend=config.engine)
-    except (FeudoError, DataFileError, OSError, ValueError) as e:
-        raise ArenaError(f"rules: {e}") from None
-    except ImportError as e:
-        raise ArenaError(f"--engine {config.engine}: {e}") from None
