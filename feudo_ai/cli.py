@@ -390,7 +390,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("record", help="a game record JSON file (from selfplay --save)")
     p.set_defaults(func=cmd_replay)
 
-    from .service.cli import add_commands  # feudo serve, feudo advise (the Advisor service)
+    from .wire.cli import add_commands  # feudo serve, feudo advise (the gRPC services)
 
     add_commands(sub)
     add_arena_parser(sub)  # feudo arena: its code is in feudo_ai/arena/

@@ -36,7 +36,7 @@ from .matches.client import MatchesClient, MatchesError
 from .matches.spec import EXTERNAL
 from .narrate import narrate
 from .play import HumanSession, Report, Table, TableError, default_console
-from .service.convert import PositionError, game_from_setup, history_from_entries
+from .wire.convert import PositionError, game_from_setup, history_from_entries
 
 __all__ = ["HostedTable", "create_match", "play_hosted"]
 

@@ -24,9 +24,9 @@ from engine.state import Phase
 from feudo.v1 import game_pb2 as gpb
 from feudo_ai.hosted_play import HostedTable
 from feudo_ai.matches.client import MatchesClient
-from feudo_ai.matches.servicer import setup_from_request
+from feudo_ai.wire.convert import setup_from_request
 from feudo_ai.narrate import narrate
-from feudo_ai.service.convert import observation_from_dict, observed_position
+from feudo_ai.wire.convert import observation_from_dict, observed_position
 
 SEATS = ["external", "greedy", "random", "ismcts:iterations=200"]
 

@@ -20,10 +20,10 @@ from feudo.v1 import advisor_pb2 as apb
 from feudo.v1 import advisor_pb2_grpc as apb_grpc
 from feudo_ai.cancel import CancelEvent, forward_cancel
 from feudo_ai.client import AdvisorClient, AdvisorError
-from feudo_ai.service import advisor as adv
-from feudo_ai.service.advisor import AdvisorServicer, ServiceConfig
-from feudo_ai.service.convert import position_from
-from feudo_ai.service.server import fix_mmap_threshold
+from feudo_ai.wire import advisor as adv
+from feudo_ai.wire.advisor import AdvisorServicer, ServiceConfig
+from feudo_ai.wire.convert import position_from
+from feudo_ai.wire.cli import fix_mmap_threshold
 
 
 # ------------------------------------------------------------------------------------------------ admission
