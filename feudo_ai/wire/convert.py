@@ -22,7 +22,7 @@ import functools
 import json
 import math
 import re
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from engine import CASTLE, CHANCE, DEAD, DataFileError, Game, GameMap, Phase, StateError, load_map, load_ruleset
 from engine.board import MAPS_DIR, assemble
@@ -34,8 +34,9 @@ from feudo.v1 import matches_pb2 as mpb
 
 from ..advice import (Advice, Alternative, CardBelief, NotToAct, ObservedPosition, PlannedAction, SearchStats,
                       decision_root)
-from ..matches.errors import InvalidArgument
-from ..matches.spec import EXTERNAL, MatchSetup
+
+if TYPE_CHECKING:
+    from ..matches.spec import MatchSetup
 
 MAX_TURNS = 100  # a longer game is no Feudo (R20 plays 15 or 20)
 MAX_LIST = 4096  # no list of a position is longer (the plague history is the longest: a few per turn)
@@ -714,6 +715,11 @@ def phase_to_proto(phase: int) -> int:
 # ------------------------------------------------------------------------------------------------ matches
 def setup_from_request(req: mpb.CreateMatchRequest) -> MatchSetup:
     """A validated :class:`MatchSetup` from a CreateMatchRequest (InvalidArgument naming the field)."""
+    # imported here: the package's __init__ loads the match runner and its bots, which an Advisor client (it
+    # imports this module) has no use for
+    from ..matches.errors import InvalidArgument
+    from ..matches.spec import EXTERNAL, MatchSetup
+
     g = req.setup
     if g.WhichOneof("ruleset") == "ruleset_json":
         raise InvalidArgument("setup.ruleset_json: a match plays a packaged ruleset; give setup.options")
@@ -755,6 +761,8 @@ def setup_from_request(req: mpb.CreateMatchRequest) -> MatchSetup:
 
 
 def request_from_setup(setup: MatchSetup) -> mpb.CreateMatchRequest:
+    from ..matches.spec import EXTERNAL
+
     req = mpb.CreateMatchRequest(seed=setup.seed)
     req.setup.players = setup.players
     req.setup.options.virulent_plague = setup.virulent_plague
