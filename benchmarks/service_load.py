@@ -39,7 +39,7 @@ import numpy as np  # noqa: E402
 from engine import Phase, new_game, sample_chance  # noqa: E402
 from feudo.v1 import advisor_pb2 as apb  # noqa: E402
 from feudo.v1 import advisor_pb2_grpc as apb_grpc  # noqa: E402
-from feudo_ai.service.convert import position_from  # noqa: E402
+from feudo_ai.wire.convert import position_from  # noqa: E402
 
 
 def requests(budget: float, per_game: int = 12) -> list[apb.SuggestRequest]:

@@ -149,7 +149,7 @@ def _decisions(record: GameRecord):
 
 class _TurnPrinter:
     """Prints a bot game as it goes (an omniscient spectator): every action with its fights and plague casualties
-    (:func:`feudo_ai.narrate.narrate`), and the board with its legend at the end of each turn."""
+    (:func:`feudo_ai.people.narrate.narrate`), and the board with its legend at the end of each turn."""
 
     def __init__(self):
         self.turn = -1
@@ -256,7 +256,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.server is not None and args.match is not None:
         if args.seat < 0:
             raise ValueError(f"--seat: expected a seat number, got {args.seat}")
-        from feudo_ai.people.hosted_play import play_hosted  # its code: feudo_ai/hosted_play.py
+        from feudo_ai.people.hosted_play import play_hosted  # its code: feudo_ai/people/hosted_play.py
 
         return play_hosted(args, [])
     ruleset = _ruleset(args)
@@ -390,7 +390,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("record", help="a game record JSON file (from selfplay --save)")
     p.set_defaults(func=cmd_replay)
 
-    from .service.cli import add_commands  # feudo serve, feudo advise (the Advisor service)
+    from .wire.cli import add_commands  # feudo serve, feudo advise (the gRPC services)
 
     add_commands(sub)
     add_arena_parser(sub)  # feudo arena: its code is in feudo_ai/arena/

@@ -28,7 +28,7 @@ from feudo.v1 import advisor_pb2_grpc as apb_grpc
 from feudo.v1 import game_pb2 as gpb
 
 from feudo_ai.search import Advice
-from .service.convert import advice_from_proto, position_from, setup_from_game
+from feudo_ai.wire.convert import advice_from_proto, position_from, setup_from_game
 
 __all__ = ["AdvisorClient", "AdvisorError", "AnalyzeUpdate", "Picture"]
 

@@ -15,8 +15,8 @@ from typing import Iterator
 from engine import Phase, new_game, sample_chance
 
 from feudo_ai.client import AdvisorClient
-from feudo_ai.service.advisor import ServiceConfig
-from feudo_ai.service.server import AdvisorServer, ServerSettings
+from feudo_ai.wire.advisor import ServiceConfig
+from feudo_ai.wire.server import FeudoServer, ServerSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,9 +26,9 @@ DECISION_PHASES = (Phase.PLACE_CASTLE, Phase.CHOOSE_ORDER, Phase.SELECT, Phase.R
 
 
 @contextlib.contextmanager
-def running_server(**settings) -> Iterator[AdvisorServer]:
+def running_server(**settings) -> Iterator[FeudoServer]:
     config = settings.pop("config", None) or ServiceConfig()
-    server = AdvisorServer(ServerSettings(address="127.0.0.1:0", config=config, **settings)).start()
+    server = FeudoServer(ServerSettings(address="127.0.0.1:0", config=config, **settings)).start()
     try:
         yield server
     finally:

@@ -42,9 +42,9 @@ def test_bad_remote_entrant_fails_before_any_game(tmp_path):
 # -- against a real Advisor (in this process, on a loopback port) -----------------------------------------------
 @pytest.fixture(scope="module")
 def advisor():
-    from feudo_ai.service.server import AdvisorServer, ServerSettings
+    from feudo_ai.wire.server import FeudoServer, ServerSettings
 
-    server = AdvisorServer(ServerSettings(address="127.0.0.1:0")).start()
+    server = FeudoServer(ServerSettings(address="127.0.0.1:0")).start()
     yield server
     server.stop()
 
@@ -99,9 +99,9 @@ def test_unreachable_advisor_is_refused_before_any_game(tmp_path):
 
 
 def test_advisor_gone_mid_tournament_stops_it_with_finished_games_kept(tmp_path):
-    from feudo_ai.service.server import AdvisorServer, ServerSettings
+    from feudo_ai.wire.server import FeudoServer, ServerSettings
 
-    server = AdvisorServer(ServerSettings(address="127.0.0.1:0")).start()
+    server = FeudoServer(ServerSettings(address="127.0.0.1:0")).start()
     config = TournamentConfig(bots=(f"remote:address={server.address}:iterations=30", "random"), players=2,
                               games=4, seed=3)
 

@@ -66,6 +66,15 @@ def test_save_and_replay(tmp_path, capsys):
     assert "actions[0]" in capsys.readouterr().err
 
 
+def test_a_missing_file_is_said_alike_by_advise_and_replay(tmp_path, capsys):
+    missing = tmp_path / "missing.json"
+    assert main(["replay", str(missing)]) == 2
+    replay_err = capsys.readouterr().err
+    assert main(["advise", str(missing), "--seat", "0"]) == 2
+    advise_err = capsys.readouterr().err
+    assert advise_err == replay_err == f"feudo: bad data file: {missing}: file not found\n"
+
+
 
 # ------------------------------------------------------------------ issue 9: errors name the flag, not a file
 

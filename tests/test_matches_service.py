@@ -26,7 +26,7 @@ from service_helpers import ROOT
 from engine.history import Entry, SeatReplay
 from feudo.v1 import matches_pb2 as mpb
 from feudo_ai.matches.client import MatchesClient, MatchesError
-from feudo_ai.service.convert import observation_from_dict
+from feudo_ai.wire.convert import observation_from_dict
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +72,7 @@ def test_one_external_seat_and_three_bots_play_to_the_end(server, client):
     assert len(record.actions) == final.action_count and list(record.winners) == list(final.observation.winners)
     assert [s.WhichOneof("player") for s in record.match.seats] == ["bot", "external", "bot", "bot"]
     # the record replays to the same end in the engine
-    from feudo_ai.matches.servicer import setup_from_request
+    from feudo_ai.wire.convert import setup_from_request
 
     state = setup_from_request(record.match).start_state("reference")
     for a in record.actions:

@@ -24,9 +24,8 @@ from engine.state import Phase
 from feudo.v1 import game_pb2 as gpb
 from feudo_ai.people.hosted_play import HostedTable
 from feudo_ai.matches.client import MatchesClient
-from feudo_ai.matches.servicer import setup_from_request
 from feudo_ai.people.narrate import narrate
-from feudo_ai.service.convert import observation_from_dict, observed_position
+from feudo_ai.wire.convert import observation_from_dict, observed_position, setup_from_request
 
 SEATS = ["external", "greedy", "random", "ismcts:iterations=200"]
 

@@ -23,7 +23,7 @@ from engine.serialize import state_from_dict
 from engine.state import CASTLE
 from feudo.v1 import game_pb2 as gpb
 from feudo_ai.client import AdvisorClient, AdvisorError
-from feudo_ai.service.convert import history_from_entries, setup_from_game
+from feudo_ai.wire.convert import history_from_entries, setup_from_game
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -141,7 +141,7 @@ def test_bad_input_is_invalid_argument_naming_the_field(client, position, seat, 
 
 def test_a_bad_observation_is_invalid_argument_naming_its_field(client):
     _, state, _ = _reveal_position()
-    from feudo_ai.service.convert import position_from
+    from feudo_ai.wire.convert import position_from
 
     msg = position_from(state, 0)
     msg.observation.players[1].tokens[2].place = gpb.PLACE_MAP

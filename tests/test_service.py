@@ -30,8 +30,8 @@ from feudo.v1 import game_pb2 as gpb
 from feudo_ai import ObservedPosition, SearchOptions
 from feudo_ai.settings import MAX_PLAYOUT_TURNS
 from feudo_ai.client import AdvisorClient, AdvisorError
-from feudo_ai.service.advisor import ServiceConfig
-from feudo_ai.service.convert import position_from
+from feudo_ai.wire.advisor import ServiceConfig
+from feudo_ai.wire.convert import position_from
 
 
 def _key(advice):
@@ -350,7 +350,7 @@ def test_history_form_equals_the_observation_form(client, players):
     from engine import new_game, sample_chance
     from engine.history import seat_log
 
-    from feudo_ai.service.convert import history_from_entries
+    from feudo_ai.wire.convert import history_from_entries
 
     rng = random.Random(players)
     start = new_game(players=players, seed=players)
@@ -519,7 +519,7 @@ def test_observed_position_round_trips_through_the_wire_form():
     """Every seat's observation survives the message form unchanged; the seat to act's also passes the loader
     (a waiting seat's view of another player's reveal can be refused by the loader, which cannot see the hidden
     selection it would need)."""
-    from feudo_ai.service.convert import game_from_setup, observation_dict, observed_position
+    from feudo_ai.wire.convert import game_from_setup, observation_dict, observed_position
 
     strip = lambda d: {k: v for k, v in d.items() if k not in ("current_player", "vp_log")}  # noqa: E731
     for players in (2, 3, 4):

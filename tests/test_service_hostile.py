@@ -18,7 +18,7 @@ from service_helpers import positions_by_phase
 from feudo.v1 import advisor_pb2 as apb
 from feudo.v1 import game_pb2 as gpb
 from feudo_ai.client import AdvisorError
-from feudo_ai.service.convert import position_from
+from feudo_ai.wire.convert import position_from
 
 # OK, a bad position, or a fine position asked by a seat that is not to act (FAILED_PRECONDITION)
 ANSWERS = {grpc.StatusCode.OK, grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION}

@@ -20,10 +20,10 @@ from feudo.v1 import advisor_pb2 as apb
 from feudo.v1 import advisor_pb2_grpc as apb_grpc
 from feudo_ai.search.cancel import CancelEvent, forward_cancel
 from feudo_ai.client import AdvisorClient, AdvisorError
-from feudo_ai.service import advisor as adv
-from feudo_ai.service.advisor import AdvisorServicer, ServiceConfig
-from feudo_ai.service.convert import position_from
-from feudo_ai.service.server import fix_mmap_threshold
+from feudo_ai.wire import advisor as adv
+from feudo_ai.wire.advisor import AdvisorServicer, ServiceConfig
+from feudo_ai.wire.convert import position_from
+from feudo_ai.wire.cli import fix_mmap_threshold
 
 
 # ------------------------------------------------------------------------------------------------ admission
@@ -108,6 +108,38 @@ def test_concurrent_answers_come_within_their_budget_counted_from_arrival(caplog
     lines = [json.loads(r.getMessage()) for r in caplog.records
              if r.name == "feudo.service" and r.getMessage().startswith('{"method":"Suggest"')]
     assert lines and all(line["queued_ms"] >= 0 and line["status"] == "OK" for line in lines)
+
+
+@pytest.mark.timing
+def test_time_queued_for_a_worker_counts_against_the_budget(caplog):
+    """Both workers of a two-worker server are searching for 1 s, so a third call of 0.5 s waits in gRPC's queue.
+    Its clock starts at its arrival (stamped by the call interceptor in gRPC's event loop, before a worker takes
+    it), so its budget has run out when it gets a worker: it answers at once with a minimal search instead of
+    searching 0.5 s after the wait."""
+    cfg = ServiceConfig(max_concurrent_searches=2)
+    state = positions_by_phase(2)[Phase.REVEAL]
+    seat = state.current_player()
+
+    def request(seconds: float) -> apb.SuggestRequest:
+        return apb.SuggestRequest(position=position_from(state, seat), seat=seat, limits=apb.Limits(seconds=seconds))
+
+    caplog.set_level(logging.INFO, logger="feudo.service")
+    with running_server(config=cfg, extra_workers=0, max_watch_streams=0) as srv:  # 2 + 0 + 0 worker threads
+        stub = apb_grpc.AdvisorStub(grpc.insecure_channel(srv.address))
+        blockers = [stub.Suggest.future(request(1.0), timeout=10) for _ in range(2)]
+        t0 = time.monotonic()
+        while srv.servicer.in_flight < 2 and time.monotonic() - t0 < 5:
+            time.sleep(0.005)
+        assert srv.servicer.in_flight == 2  # every worker is busy
+        queued = stub.Suggest(request(0.5), timeout=10)
+        assert queued.advice.best.id in state.legal_actions()
+        assert all(b.result().advice.best.id in state.legal_actions() for b in blockers)
+    lines = [json.loads(r.getMessage()) for r in caplog.records
+             if r.name == "feudo.service" and r.getMessage().startswith('{"method":"Suggest"')]
+    line = max(lines, key=lambda li: li["queued_ms"])
+    assert line["queued_ms"] > 500, lines  # it waited for a worker past its whole budget...
+    assert line["budget"]["seconds"] < 0.05, line  # ...so it searched a moment,
+    assert line["latency_ms"] - line["queued_ms"] < 250, line  # and answered soon after it got a worker
 
 
 # ------------------------------------------------------------------------------------------------ cancel

@@ -77,6 +77,28 @@ def test_bad_flags_exit_2_without_traceback(tmp_path):
     assert out.returncode == 2 and "--tls-cert" in out.stderr and "Traceback" not in out.stderr
 
 
+def test_a_port_in_use_is_one_line_and_exit_2():
+    """Another process listens on the port: `feudo serve` and `server.py` say so in one line (no traceback, no gRPC
+    log) and exit 2."""
+    port = free_port()
+    holder = subprocess.Popen([sys.executable, "-c", "import socket, sys\n"
+                               f"s = socket.create_server(('127.0.0.1', {port}))\n"
+                               "print('listening', flush=True)\nsys.stdin.read()"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "listening"
+        for prog, command in (("feudo serve", [sys.executable, "-m", "feudo_ai", "serve"]),
+                              ("server.py", [sys.executable, str(ROOT / "server.py")])):
+            out = subprocess.run([*command, "--address", f"127.0.0.1:{port}"], capture_output=True, text=True,
+                                 timeout=60, cwd=str(ROOT))
+            assert out.returncode == 2, out.stderr
+            assert out.stderr.splitlines() == [f"{prog}: cannot listen on 127.0.0.1:{port}: address already in use"]
+            assert out.stdout == ""
+    finally:
+        holder.stdin.close()
+        holder.wait(10)
+
+
 def test_scale_out_two_replicas_behind_one_round_robin_channel():
     """The Advisor is stateless: a client channel balances over two server processes (gRPC round_robin), and
     both answer."""

@@ -19,8 +19,8 @@ from feudo.v1 import advisor_pb2_grpc as apb_grpc
 from feudo.v1 import game_pb2 as gpb
 from feudo_ai import ObservedPosition
 from feudo_ai.search import NotToAct, decision_root
-from feudo_ai.service import convert
-from feudo_ai.service.convert import position_from
+from feudo_ai.wire import convert
+from feudo_ai.wire.convert import position_from
 
 
 def reveal_positions(players: int, seed: int = 3) -> list:

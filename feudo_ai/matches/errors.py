@@ -1,6 +1,6 @@
 """Errors of the match service, one class per gRPC status code it maps to (plain Python first).
 
-The gRPC servicer (``feudo_ai/matches/servicer.py``) turns each into its status code; Python callers of
+The gRPC servicer (``feudo_ai/wire/matches.py``) turns each into its status code; Python callers of
 :class:`feudo_ai.matches.service.MatchService` catch them directly. Messages name the field and what was
 expected, never a secret.
 """

@@ -3,7 +3,7 @@
     feudo play --server 127.0.0.1:50051 --players 4 --seat 0 --bots ismcts,greedy,pimc   # a new match
     feudo play --server 127.0.0.1:50051 --match ID --seat 0 --token TOKEN               # join or reconnect
 
-The screen and commands are those of local play (:class:`feudo_ai.play.HumanSession`); :class:`HostedTable` is
+The screen and commands are those of local play (:class:`feudo_ai.people.play.HumanSession`); :class:`HostedTable` is
 the table it plays on. The bots move on the server; this client follows the match through its WatchMatch
 events, which carry exactly what the seat may see (R22): its own picks, the other seats' picks as hidden
 entries, everything public. They are replayed into a local position (:class:`engine.history.SeatReplay`: the
@@ -34,10 +34,10 @@ from feudo.v1 import matches_pb2 as mpb
 from feudo_ai.client import AdvisorClient, AdvisorError
 from feudo_ai.matches.client import MatchesClient, MatchesError
 from feudo_ai.matches.spec import EXTERNAL
-from feudo_ai.service.convert import PositionError, game_from_setup, history_from_entries
+from feudo_ai.wire.convert import PositionError, game_from_setup, history_from_entries
 
-from .narrate import narrate
-from .play import HumanSession, Report, Table, TableError, default_console
+from feudo_ai.people.narrate import narrate
+from feudo_ai.people.play import HumanSession, Report, Table, TableError, default_console
 
 __all__ = ["HostedTable", "create_match", "play_hosted"]
 

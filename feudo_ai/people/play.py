@@ -5,11 +5,11 @@ the secret selection, what has been revealed this turn, and the legal choices by
 a number or the text of a choice plays it; ``hint`` asks the search for this seat's whole decision with
 alternatives and beliefs; ``board``, ``log``, ``save FILE``, ``help``, ``quit``. Other seats' actions are printed
 as they happen, as this seat may see them (R22): their secret picks are "(hidden)"; fights and plague casualties
-are spelled out (:mod:`feudo_ai.narrate`). Colour comes from ``rich`` where the terminal has it, plain text
+are spelled out (:mod:`feudo_ai.people.narrate`). Colour comes from ``rich`` where the terminal has it, plain text
 otherwise.
 
 One loop (:class:`HumanSession`) serves both kinds of game through a small :class:`Table`: :class:`LocalTable`
-holds the engine position and moves the bots in this process; :class:`feudo_ai.hosted_play.HostedTable` follows
+holds the engine position and moves the bots in this process; :class:`feudo_ai.people.hosted_play.HostedTable` follows
 a match on a server (bots move there, the person's actions are submitted, hints come from the server's Advisor).
 """
 

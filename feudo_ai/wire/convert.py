@@ -3,7 +3,8 @@
 Server side: :func:`game_from_setup` (a ``GameSetup`` -> :class:`engine.Game`), :func:`observed_position` (any of the
 three ``Position`` forms -> the asking seat's :class:`feudo_ai.ObservedPosition`), :func:`advice_to_proto`,
 :func:`describe_game`. Client side: :func:`position_from` (an engine state, an ``ObservedPosition``, a state JSON
-or a ``Position`` -> ``Position``) and :func:`advice_from_proto`.
+or a ``Position`` -> ``Position``) and :func:`advice_from_proto`. Matches: :func:`setup_from_request` (a
+``CreateMatchRequest`` -> :class:`feudo_ai.matches.MatchSetup`) and back, :func:`event_to_proto` (a match's event).
 
 Every problem with a message raises :class:`PositionError` whose text starts with the field path of the message
 (``position.observation.players[1].tokens[2].territory: expected ...``). The engine's loader has the last word on
@@ -21,7 +22,7 @@ import functools
 import json
 import math
 import re
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from engine import CASTLE, CHANCE, DEAD, DataFileError, Game, GameMap, Phase, StateError, load_map, load_ruleset
 from engine.board import MAPS_DIR, assemble
@@ -29,8 +30,12 @@ from engine.ruleset import ruleset_from_dict
 from engine.serialize import state_from_dict, state_from_json
 from feudo.v1 import advisor_pb2 as apb
 from feudo.v1 import game_pb2 as gpb
+from feudo.v1 import matches_pb2 as mpb
 
 from feudo_ai.search import Advice, Alternative, CardBelief, NotToAct, ObservedPosition, PlannedAction, SearchStats, decision_root
+
+if TYPE_CHECKING:
+    from ..matches.spec import MatchSetup
 
 MAX_TURNS = 100  # a longer game is no Feudo (R20 plays 15 or 20)
 MAX_LIST = 4096  # no list of a position is longer (the plague history is the longest: a few per turn)
@@ -705,3 +710,89 @@ def describe_game(game: Game, setup: gpb.GameSetup) -> gpb.GameDescription:
 def phase_to_proto(phase: int) -> int:
     return _ENGINE_TO_PHASE[int(phase)]
 
+
+# ------------------------------------------------------------------------------------------------ matches
+def setup_from_request(req: mpb.CreateMatchRequest) -> MatchSetup:
+    """A validated :class:`MatchSetup` from a CreateMatchRequest (InvalidArgument naming the field)."""
+    # imported here: the package's __init__ loads the match runner and its bots, which an Advisor client (it
+    # imports this module) has no use for
+    from ..matches.errors import InvalidArgument
+    from ..matches.spec import EXTERNAL, MatchSetup
+
+    g = req.setup
+    if g.WhichOneof("ruleset") == "ruleset_json":
+        raise InvalidArgument("setup.ruleset_json: a match plays a packaged ruleset; give setup.options")
+    if g.WhichOneof("map") == "map_json":
+        raise InvalidArgument("setup.map_json: a match plays the packaged map; give setup.board_order or map_seed")
+    seats = []
+    for i, s in enumerate(req.seats):
+        which = s.WhichOneof("player")
+        if which == "external" and s.external:
+            seats.append(EXTERNAL)
+        elif which == "bot" and s.bot.strip() and s.bot.strip() != EXTERNAL:
+            seats.append(s.bot)
+        else:
+            raise InvalidArgument(f"seats[{i}]: expected external: true or a bot spec")
+    d: dict[str, Any] = {"players": g.players, "seats": seats, "seed": req.seed}
+    if g.WhichOneof("ruleset") == "options":
+        o = g.options
+        if o.HasField("turns"):
+            d["turns"] = o.turns
+        d["virulent_plague"] = o.virulent_plague
+        d["strategy_only"] = o.strategy_only
+    if g.WhichOneof("map") == "board_order":
+        d["board_order"] = list(g.board_order.boards)
+    else:
+        d["board_seed"] = g.map_seed  # unset: seed 0, as GameSetup documents
+    if req.castle_sites:
+        d["castles"] = list(req.castle_sites)
+    try:
+        return MatchSetup.from_dict(d)
+    except InvalidArgument as e:  # name the request's fields
+        msg = str(e)
+        for ours, theirs in (("players", "setup.players"), ("turns", "setup.options.turns"),
+                             ("board_order", "setup.board_order.boards"), ("board_seed", "setup.map_seed"),
+                             ("castles", "castle_sites")):
+            if msg.startswith(ours):
+                msg = theirs + msg[len(ours):]
+                break
+        raise InvalidArgument(msg) from None
+
+
+def request_from_setup(setup: MatchSetup) -> mpb.CreateMatchRequest:
+    from ..matches.spec import EXTERNAL
+
+    req = mpb.CreateMatchRequest(seed=setup.seed)
+    req.setup.players = setup.players
+    req.setup.options.virulent_plague = setup.virulent_plague
+    req.setup.options.strategy_only = setup.strategy_only
+    if setup.turns is not None:
+        req.setup.options.turns = setup.turns
+    if setup.board_order is not None:
+        req.setup.board_order.boards.extend(setup.board_order)
+    else:
+        req.setup.map_seed = setup.seed if setup.board_seed is None else setup.board_seed
+    for s in setup.seats:
+        req.seats.append(mpb.SeatSpec(external=True) if s == EXTERNAL else mpb.SeatSpec(bot=s))
+    if setup.castles is not None:
+        req.castle_sites.extend(setup.castles)
+    return req
+
+
+def entry_to_proto(ev: dict) -> gpb.HistoryEntry:
+    e = gpb.HistoryEntry(pick=ev["pick"],
+                         trading_cards_revealed=[gpb.TradingCardReveal(player=q, card=c) for q, c in ev["trades"]])
+    if ev["player"] >= 0:
+        e.player = ev["player"]
+    if ev["action"] is None:
+        e.hidden_pick.SetInParent()
+    else:
+        e.action = ev["action"]
+    return e
+
+
+def event_to_proto(ev: dict) -> mpb.MatchEvent:
+    if ev["kind"] == "end":
+        return mpb.MatchEvent(action_count=ev["action_count"], end=mpb.MatchEnd(winners=ev["winners"], vp=ev["vp"]),
+                              text="the match is over")
+    return mpb.MatchEvent(action_count=ev["action_count"], entry=entry_to_proto(ev), text=ev["text"])

@@ -1,7 +1,7 @@
 """RenderPosition: a picture of a position as one seat sees it (``engine.render.position_svg``), for front-ends.
 
 The position arrives in any of the three forms and is first reduced to the asking seat's observation
-(:func:`feudo_ai.service.convert.observed_position`): a full state is projected before anything reads it, so the
+(:func:`feudo_ai.wire.convert.observed_position`): a full state is projected before anything reads it, so the
 picture is a function of the seat's observation alone and can never show another seat's unrevealed cards (R22).
 To load that observation as an engine position, the picks hidden from the seat are filled with placeholders
 chosen from the observation itself (:func:`feudo_ai.sampler.placeholder_fields`; a position whose player to act

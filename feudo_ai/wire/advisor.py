@@ -1,5 +1,7 @@
 """The Advisor servicer (``feudo.v1.Advisor``): DescribeGame, Suggest, Analyze, LegalActions over :func:`feudo_ai.advise`;
-RenderPosition (``service/render.py``).
+RenderPosition (:mod:`.render`). A subclass of the generated ``AdvisorServicer``, registered with
+``add_AdvisorServicer_to_server`` and served through :class:`~feudo_ai.wire.plumbing.CallInterceptor` (the call's
+clock and log line, error mapping: :func:`status_of`).
 
 Stateless: every call carries its position, so replicas are interchangeable. Behaviour under pressure:
 
@@ -7,7 +9,8 @@ Stateless: every call carries its position, so replicas are interchangeable. Beh
   negative) is ``INVALID_ARGUMENT``, one beyond a cap ``RESOURCE_EXHAUSTED``; so is a search beyond the cap on
   concurrent searches or on the C search threads they run (``max_search_threads``, 8 per core): no queue grows
   without bound, the caller retries or asks another replica;
-- ``limits.seconds`` is the time of the answer from the call's arrival (stamped in gRPC's event loop): the search
+- ``limits.seconds`` is the time of the answer from the call's arrival (stamped by the interceptor in gRPC's
+  event loop): the search
   ends a reserve before it, the 95th percentile of the recent calls' time from the search's end to the call's
   end (see :meth:`AdvisorServicer.reserve`), so time spent queued and answering comes out of the search;
 - the call's gRPC deadline is one more limit: the search ends ``deadline_margin`` before it (or a quarter of the
@@ -34,20 +37,18 @@ one after the other. Exactly one message has ``final`` set, and it is the last.
 from __future__ import annotations
 
 import collections
-import functools
-import json
-import logging
 import math
 import os
 import threading
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Iterator, Mapping
 
 import grpc
 
 from engine import FeudoError, Phase
 from feudo.v1 import advisor_pb2 as apb
+from feudo.v1 import advisor_pb2_grpc as apb_grpc
 from feudo.v1 import game_pb2 as gpb
 
 from feudo_ai.settings import DEFAULT_ITERATIONS, SearchOptions, resolve
@@ -55,8 +56,7 @@ from feudo_ai.search import Advice, Alternative, NotToAct, ObservedPosition, Sea
 from feudo_ai.search.cancel import CancelEvent
 from . import convert
 from .convert import PositionError
-
-log = logging.getLogger("feudo.service")
+from .plumbing import Abort, CallLog, current_call
 
 SERVICE_NAME = apb.DESCRIPTOR.services_by_name["Advisor"].full_name  # "feudo.v1.Advisor"
 NODE_BYTES = 64  # one node of the C search's pool (fast_search)
@@ -121,23 +121,6 @@ class ServiceConfig:
             raise ValueError(f"search_nice: expected an integer in [0, 19], got {self.search_nice!r}")
 
 
-class Abort(Exception):
-    """A call ends with this status and message (raised inside a handler, turned into ``context.abort``)."""
-
-    def __init__(self, code: grpc.StatusCode, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-class BadRequest:
-    """What the safe deserializer returns for bytes that are not the request message."""
-
-    def __init__(self, message_name: str, error: str):
-        self.message_name = message_name
-        self.error = error
-
-
 def service_options(algorithm: str, players: int, limits: Mapping[str, Any]) -> SearchOptions:
     """The Advisor's search settings for a game of ``players`` under the request's ``limits`` (settings by name):
     the ``product`` profile for the MO-ISMCTS, the ``default`` one for ``pimc`` (the baseline keeps the plain
@@ -146,60 +129,18 @@ def service_options(algorithm: str, players: int, limits: Mapping[str, Any]) -> 
     return resolve("product" if algorithm == "ismcts" else "default", players, {**limits, "algorithm": algorithm})
 
 
-def safe_deserializer(cls: Any) -> Callable[[bytes], Any]:
-    def parse(data: bytes) -> Any:
-        try:
-            return cls.FromString(data)
-        except Exception as e:  # noqa: BLE001 - any decoding failure is the caller's bad input
-            return BadRequest(cls.DESCRIPTOR.full_name, f"{type(e).__name__}")
-    return parse
+def status_of(error: Exception) -> grpc.StatusCode | None:
+    """The status a domain error of an Advisor call is answered with; None: unexpected (``INTERNAL``)."""
+    if isinstance(error, NotToAct):  # a fine position, asked by a seat that has no decision in it
+        return grpc.StatusCode.FAILED_PRECONDITION
+    if isinstance(error, (PositionError, FeudoError, ValueError)):  # the request's position or setup is bad
+        return grpc.StatusCode.INVALID_ARGUMENT
+    return None
 
 
-class CallLog:
-    """The one structured log line of a call (and its metrics)."""
-
-    def __init__(self, method: str, context: grpc.ServicerContext, metrics: Any, arrival: float | None = None):
-        # the call's clock starts when it reaches the server (see _ArrivalStamp), or now
-        self.started = time.monotonic() if arrival is None else arrival
-        self.fields: dict[str, Any] = {"method": method, "peer": context.peer()}
-        self.metrics = metrics
-        self.code = grpc.StatusCode.OK
-
-    def set(self, **kv: Any) -> None:
-        self.fields.update(kv)
-
-    def finish(self) -> None:
-        latency = time.monotonic() - self.started
-        self.fields.update(status=self.code.name, latency_ms=round(latency * 1000, 1))
-        log.info(json.dumps(self.fields, separators=(",", ":"), default=str))
-        if self.metrics is not None:
-            self.metrics.observe(self.fields["method"], self.code.name, latency, self.fields.get("iterations"),
-                                 self.fields.get("search_seconds"))
-
-
-class _ArrivalStamp(grpc.GenericRpcHandler):
-    """The method handlers of one service, each call's handler given the time the call reached the server.
-
-    gRPC asks the generic handlers for a call's method in its event loop thread as the call arrives, before a
-    worker thread takes it; that moment starts the call's clock (its time budget and its logged latency), so time
-    spent waiting for a worker or for the GIL counts against the budget instead of coming on top of it."""
-
-    def __init__(self, service: str, methods: dict[str, grpc.RpcMethodHandler]):
-        self._methods = {f"/{service}/{name}": h for name, h in methods.items()}
-
-    def service(self, handler_call_details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler | None:
-        h = self._methods.get(handler_call_details.method)
-        if h is None:
-            return None
-        arrival = time.monotonic()
-        if h.unary_stream is not None:
-            return h._replace(unary_stream=functools.partial(h.unary_stream, arrival=arrival))
-        return h._replace(unary_unary=functools.partial(h.unary_unary, arrival=arrival))
-
-
-class AdvisorServicer:
-    """The ``feudo.v1.Advisor`` methods. Register with :meth:`add_to_server` (request bytes that do not parse are
-    ``INVALID_ARGUMENT``, not gRPC's generic ``INTERNAL``)."""
+class AdvisorServicer(apb_grpc.AdvisorServicer):
+    """The ``feudo.v1.Advisor`` methods (register with ``advisor_pb2_grpc.add_AdvisorServicer_to_server``; serve
+    with :class:`~feudo_ai.wire.plumbing.CallInterceptor`, which gives each method its :func:`current_call`)."""
 
     def __init__(self, config: ServiceConfig | None = None, metrics: Any = None):
         self.config = config or ServiceConfig()
@@ -212,85 +153,7 @@ class AdvisorServicer:
         # is reserved out of `limits.seconds` (see _options)
         self._post_times: collections.deque[float] = collections.deque(maxlen=RESERVE_SAMPLES)
 
-    # ------------------------------------------------------------------------------------------ registration
-    def add_to_server(self, server: grpc.Server) -> None:
-        methods = {
-            "DescribeGame": grpc.unary_unary_rpc_method_handler(
-                self._unary("DescribeGame", self._describe), request_deserializer=safe_deserializer(
-                    apb.DescribeGameRequest), response_serializer=apb.DescribeGameResponse.SerializeToString),
-            "Suggest": grpc.unary_unary_rpc_method_handler(
-                self._unary("Suggest", self._suggest), request_deserializer=safe_deserializer(apb.SuggestRequest),
-                response_serializer=apb.SuggestResponse.SerializeToString),
-            "Analyze": grpc.unary_stream_rpc_method_handler(
-                self._stream("Analyze", self._analyze), request_deserializer=safe_deserializer(apb.AnalyzeRequest),
-                response_serializer=apb.AnalyzeResponse.SerializeToString),
-            "LegalActions": grpc.unary_unary_rpc_method_handler(
-                self._unary("LegalActions", self._legal), request_deserializer=safe_deserializer(
-                    apb.LegalActionsRequest), response_serializer=apb.LegalActionsResponse.SerializeToString),
-            "RenderPosition": grpc.unary_unary_rpc_method_handler(
-                self._unary("RenderPosition", self._render), request_deserializer=safe_deserializer(
-                    apb.RenderPositionRequest), response_serializer=apb.RenderPositionResponse.SerializeToString),
-        }
-        server.add_generic_rpc_handlers((_ArrivalStamp(SERVICE_NAME, methods),))
-
-    def _unary(self, method: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        def handler(request: Any, context: grpc.ServicerContext, arrival: float | None = None) -> Any:
-            call = CallLog(method, context, self.metrics, arrival)
-            call.set(queued_ms=round((time.monotonic() - call.started) * 1000, 1))
-            try:
-                return self._guard(call, context, lambda: fn(request, context, call))
-            finally:
-                call.finish()
-        return handler
-
-    def _stream(self, method: str, fn: Callable[..., Iterator[Any]]) -> Callable[..., Any]:
-        def handler(request: Any, context: grpc.ServicerContext, arrival: float | None = None) -> Iterator[Any]:
-            call = CallLog(method, context, self.metrics, arrival)
-            gen = None
-            try:
-                gen = self._guard(call, context, lambda: fn(request, context, call))
-                while True:
-                    item = self._guard(call, context, lambda: next(gen, None))
-                    if item is None:
-                        return
-                    yield item
-            finally:
-                if gen is not None:
-                    gen.close()  # a cancelled stream releases its search slot now, not at garbage collection
-                call.finish()
-        return handler
-
-    def _guard(self, call: CallLog, context: grpc.ServicerContext, thunk: Callable[[], Any]) -> Any:
-        try:
-            return thunk()
-        except Abort as e:
-            call.code = e.code
-            call.set(error=e.message)
-            context.abort(e.code, e.message)
-        except NotToAct as e:  # a fine position, asked by a seat that has no decision in it
-            call.code = grpc.StatusCode.FAILED_PRECONDITION
-            call.set(error=str(e))
-            context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(e))
-        except (PositionError, FeudoError, ValueError) as e:
-            call.code = grpc.StatusCode.INVALID_ARGUMENT
-            call.set(error=str(e))
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
-        except Exception as e:  # noqa: BLE001 - nothing a client sends may take the server down
-            if isinstance(e, grpc.RpcError) or type(e).__name__ == "_AbortError":
-                raise
-            call.code = grpc.StatusCode.INTERNAL
-            call.set(error=f"{type(e).__name__}: {e}")
-            log.exception("internal error in %s", call.fields["method"])
-            context.abort(grpc.StatusCode.INTERNAL, "internal error (logged by the server)")
-
     # ------------------------------------------------------------------------------------------ helpers
-    @staticmethod
-    def _request(request: Any) -> Any:
-        if isinstance(request, BadRequest):
-            raise Abort(grpc.StatusCode.INVALID_ARGUMENT,
-                        f"request: not a valid {request.message_name} message ({request.error})")
-        return request
-
     def _options(self, limits: apb.Limits, context: grpc.ServicerContext, call: CallLog,
                  players: int) -> SearchOptions:
         """SearchOptions of a request's limits under the server's caps and the call's deadline."""
@@ -405,13 +268,12 @@ class AdvisorServicer:
         advise(state, state.current_player(), SearchOptions(iterations=16))
 
     # ------------------------------------------------------------------------------------------ methods
-    def _describe(self, request: Any, context: grpc.ServicerContext, call: CallLog) -> apb.DescribeGameResponse:
-        request = self._request(request)
+    def DescribeGame(self, request: apb.DescribeGameRequest, context: grpc.ServicerContext) -> apb.DescribeGameResponse:
         game = convert.game_from_setup(request.setup, "setup")
         return apb.DescribeGameResponse(game=convert.describe_game(game, request.setup))
 
-    def _suggest(self, request: Any, context: grpc.ServicerContext, call: CallLog) -> apb.SuggestResponse:
-        request = self._request(request)
+    def Suggest(self, request: apb.SuggestRequest, context: grpc.ServicerContext) -> apb.SuggestResponse:
+        call = current_call()
         observed, path = self._position(request.position, request.seat, call)
         options = self._options(request.limits, context, call, observed.game.num_players)
         convert.check_decision(observed, path)
@@ -425,8 +287,8 @@ class AdvisorServicer:
         self._log_advice(call, advice)
         return response
 
-    def _analyze(self, request: Any, context: grpc.ServicerContext, call: CallLog) -> Iterator[apb.AnalyzeResponse]:
-        request = self._request(request)
+    def Analyze(self, request: apb.AnalyzeRequest, context: grpc.ServicerContext) -> Iterator[apb.AnalyzeResponse]:
+        call = current_call()
         observed, path = self._position(request.position, request.seat, call)
         options = self._options(request.limits, context, call, observed.game.num_players)
         convert.check_decision(observed, path)
@@ -470,8 +332,8 @@ class AdvisorServicer:
             if not released:
                 self._release(options.threads)
 
-    def _legal(self, request: Any, context: grpc.ServicerContext, call: CallLog) -> apb.LegalActionsResponse:
-        request = self._request(request)
+    def LegalActions(self, request: apb.LegalActionsRequest, context: grpc.ServicerContext) -> apb.LegalActionsResponse:
+        call = current_call()
         observed, path = self._position(request.position, request.seat, call)
         try:
             view = convert.load_view(observed, path)
@@ -489,10 +351,11 @@ class AdvisorServicer:
         out.actions.extend(gpb.Action(id=a, text=root.action_to_string(a)) for a in root.legal_actions())
         return out
 
-    def _render(self, request: Any, context: grpc.ServicerContext, call: CallLog) -> apb.RenderPositionResponse:
+    def RenderPosition(self, request: apb.RenderPositionRequest,
+                       context: grpc.ServicerContext) -> apb.RenderPositionResponse:
         from .render import render_position  # the picture's code lives in its own module
 
-        request = self._request(request)
+        call = current_call()
         call.set(seat=request.seat, form=request.position.WhichOneof("form"))
         # any seat's view, also while another seat is to act (convert.load_view accepts a waiting seat's view)
         observed = convert.observed_position(request.position, request.seat)

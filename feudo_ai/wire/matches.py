@@ -1,0 +1,105 @@
+"""The ``feudo.v1.Matches`` servicer over the gRPC-free :class:`feudo_ai.matches.service.MatchService`.
+
+A subclass of the generated ``MatchesServicer``, registered with ``add_MatchesServicer_to_server`` and served
+through :class:`~feudo_ai.wire.plumbing.CallInterceptor`: each exception of :mod:`feudo_ai.matches.errors` is
+answered with its status code and its message (which names the field, :func:`status_of`); anything unexpected is
+logged and answered ``INTERNAL`` without details; one structured log line per call, as the Advisor's. A WatchMatch
+stream holds a server worker thread while it is open, so open streams are capped (``RESOURCE_EXHAUSTED`` beyond)
+to leave workers for the other calls.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Iterator
+
+import grpc
+
+from feudo.v1 import game_pb2 as gpb
+from feudo.v1 import matches_pb2 as mpb
+from feudo.v1 import matches_pb2_grpc as mpb_grpc
+
+from ..matches.errors import MatchError, ResourceExhausted
+from ..matches.service import MatchService
+from ..matches.spec import MatchSetup
+from .convert import event_to_proto, observation_from_dict, request_from_setup, setup_from_game, setup_from_request
+from .plumbing import current_call
+
+SERVICE_NAME = mpb.DESCRIPTOR.services_by_name["Matches"].full_name  # "feudo.v1.Matches"
+
+
+def status_of(error: Exception) -> grpc.StatusCode | None:
+    """The status a domain error of a Matches call is answered with (each :class:`MatchError` names its code);
+    None: unexpected (``INTERNAL``)."""
+    return getattr(grpc.StatusCode, error.code) if isinstance(error, MatchError) else None
+
+
+class MatchesServicer(mpb_grpc.MatchesServicer):
+    """The ``feudo.v1.Matches`` methods (register with ``matches_pb2_grpc.add_MatchesServicer_to_server``; serve
+    with :class:`~feudo_ai.wire.plumbing.CallInterceptor`, which gives each method its :func:`current_call`)."""
+
+    def __init__(self, service: MatchService, max_watch_streams: int = 8):
+        self.service = service
+        self._watch_slots = threading.BoundedSemaphore(max_watch_streams)
+        self.max_watch_streams = max_watch_streams
+
+    def CreateMatch(self, req: mpb.CreateMatchRequest, context: grpc.ServicerContext) -> mpb.CreateMatchResponse:
+        r = self.service.create_match(setup_from_request(req))
+        current_call().set(match=r["match_id"])
+        return mpb.CreateMatchResponse(match_id=r["match_id"],
+                                       tokens=[mpb.SeatToken(seat=p, token=t) for p, t in sorted(r["tokens"].items())])
+
+    def GetObservation(self, req: mpb.GetObservationRequest,
+                       context: grpc.ServicerContext) -> mpb.GetObservationResponse:
+        current_call().set(match=req.match_id, seat=req.seat)
+        o = self.service.get_observation(req.match_id, req.seat, req.token)
+        game = self.service.game_of(req.match_id)
+        resp = mpb.GetObservationResponse(action_count=o["action_count"], finished=o["finished"],
+                                          observation=observation_from_dict(game, o["observation"]),
+                                          legal_actions=[gpb.Action(id=a["action"], text=a["text"])
+                                                         for a in o["legal_actions"]])
+        if o["current_player"] >= 0:
+            resp.to_act = o["current_player"]
+        resp.setup.CopyFrom(setup_from_game(game))  # the game only: never the match seed (it draws chance)
+        resp.castle_sites.extend(self.service.castles_of(req.match_id))
+        return resp
+
+    def SubmitAction(self, req: mpb.SubmitActionRequest, context: grpc.ServicerContext) -> mpb.SubmitActionResponse:
+        current_call().set(match=req.match_id, seat=req.seat, action=req.action, expected=req.expected_action_count)
+        r = self.service.submit_action(req.match_id, req.seat, req.token, req.action, req.expected_action_count)
+        return mpb.SubmitActionResponse(action_count=r["action_count"], retry=r["retry"])
+
+    def WatchMatch(self, req: mpb.WatchMatchRequest, context: grpc.ServicerContext) -> Iterator[mpb.MatchEvent]:
+        seat = req.seat if req.HasField("seat") else None
+        current_call().set(match=req.match_id, seat=seat, from_count=req.from_action_count)
+        cancel = threading.Event()
+        if not context.add_callback(cancel.set):
+            cancel.set()
+        events = self.service.watch(req.match_id, seat, req.token, req.from_action_count, cancel=cancel)
+        if not self._watch_slots.acquire(blocking=False):
+            raise ResourceExhausted(f"the server already streams {self.max_watch_streams} watches; retry later")
+        return self._watch_events(events)
+
+    def _watch_events(self, events: Iterator[dict]) -> Iterator[mpb.MatchEvent]:
+        try:
+            for ev in events:
+                yield event_to_proto(ev)
+        finally:
+            self._watch_slots.release()
+
+    def ListMatches(self, req: mpb.ListMatchesRequest, context: grpc.ServicerContext) -> mpb.ListMatchesResponse:
+        out = mpb.ListMatchesResponse()
+        for s in self.service.list_matches():
+            m = out.matches.add(match_id=s["match_id"], players=s["players"], seats=s["seats"],
+                                action_count=s["action_count"], turn=s["turn"], finished=s["finished"], vp=s["vp"],
+                                winners=s["winners"], created=s["created"])
+            if s["current_player"] >= 0:
+                m.to_act = s["current_player"]
+        return out
+
+    def GetRecord(self, req: mpb.GetRecordRequest, context: grpc.ServicerContext) -> mpb.GetRecordResponse:
+        current_call().set(match=req.match_id)
+        r = self.service.get_record(req.match_id)
+        return mpb.GetRecordResponse(match=request_from_setup(MatchSetup.from_dict(r["setup"])), actions=r["actions"],
+                                     winners=r["winners"], vp=r["vp"])
+
