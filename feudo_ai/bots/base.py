@@ -54,6 +54,7 @@ class AdviceBot(Bot):
     # follow_plan: also follow the planned actions of any other decision (the seat's principal variation until
     # new information arrives: another player acts or chance) instead of searching each one afresh
     follow_plan = False
+    fallback_bot: type | None = None  # the bot class that moves when no search is made (see fallback)
 
     def __init__(self, seed: int = 0):
         super().__init__(seed)
@@ -105,9 +106,10 @@ class AdviceBot(Bot):
         """Called for a decision played from the plan without a search (a subclass may bank its budget)."""
 
     def fallback(self, state: State) -> int:
-        """The move when :meth:`search_options` gives no search: the greedy bot's (no search, milliseconds)."""
+        """The move when :meth:`search_options` gives no search: the :attr:`fallback_bot`'s (set by a subclass;
+        no search, milliseconds), else the first legal action."""
+        if self.fallback_bot is None:
+            return state.legal_actions()[0]
         if getattr(self, "_fallback", None) is None:
-            from .greedy import GreedyBot  # greedy.py builds on this module's Bot
-
-            self._fallback = GreedyBot(self.seed)
+            self._fallback = self.fallback_bot(self.seed)
         return self._fallback.choose(state)

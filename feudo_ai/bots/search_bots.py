@@ -13,6 +13,7 @@ from feudo_ai.search import c_backend
 
 from .base import AdviceBot
 from .clock import GameClock
+from .greedy import GreedyBot
 
 _LIMITS = ("iterations", "seconds", "deadline")
 BANK_CAP = 4.0  # decisions' budgets added to one search at most (bank)
@@ -49,7 +50,8 @@ class ISMCTSBot(AdviceBot):
     :attr:`options` holds its settings in a 4-player game; :meth:`options_for` gives a game's."""
 
     name = "ismcts"
-    profile = "product"  # the named profile of its settings (feudo_ai/data/profiles.json)
+    profile = "product"
+    fallback_bot = GreedyBot  # when the game clock has run out: the greedy player's move, no search  # the named profile of its settings (feudo_ai/data/profiles.json)
     follow_plan = True
     bank = True
     frozen = False  # a frozen baseline: no bot parameter beyond the search settings
