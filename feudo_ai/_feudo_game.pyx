@@ -19,8 +19,8 @@ table of :c:type:`feudo_ai._game.GameC`:
   R16);
 - **evaluation** (:c:func:`_evaluate`): :func:`feudo_ai.evaluate.position_score` in C (public facts only) turned
   into win-probability-like rewards by a softmax whose temperature shrinks as the end nears (the formula of
-  :mod:`feudo_ai.ismcts`), optionally mixed with a wide softmax of constant temperature (``margin_weight``,
-  issue 14: the sharp one saturates a few VP from even); or, with ``evaluation="learned"``, the learned model of :mod:`feudo_ai.value` (its C
+  :mod:`feudo_ai.search.python_backend`), optionally mixed with a wide softmax of constant temperature (``margin_weight``,
+  the diagnosis: the sharp one saturates a few VP from even); or, with ``evaluation="learned"``, the learned model of :mod:`feudo_ai.experimental.value` (its C
   code: :mod:`feudo_ai._value`, which takes the position scores above as one of its features);
 - **playout policy** (:c:func:`_playout_action`): uniform, except attacks (only winnable ones, R11) and, with
   probability ``playout_greedy`` (``SearchOptions``, 0 by default), moves: the greedy bot's one-ply best
@@ -324,7 +324,7 @@ cdef void _evaluate(const CoreStateC* s, const CoreGame* g, double temperature, 
     With ``margin_weight`` = m > 0, the rewards are (1 - m) times that softmax plus m times a wide one, of
     position_score / ``margin_temperature`` (constant). Why: the sharp softmax saturates; in 2 players a lead of
     3 VP late in the game is worth 0.998 at temp 0.5, so every move of a seat 3 VP ahead (or behind) is worth
-    about the same and the search plays at random (docs/search.md, issue 14's diagnosis). The wide part keeps a
+    about the same and the search plays at random (docs/search.md, the evaluation's diagnosis). The wide part keeps a
     gradient at any margin: gaining a VP is always worth something. A terminal state keeps its exact R19 returns.
     m = 0: exactly the rewards of before (the wide softmax is not computed)."""
     cdef double score[MAX_PLAYERS]
@@ -456,7 +456,7 @@ cdef int _greedy_pick(const CoreGame* g, const CoreStateC* w, const int* buf, in
 
     Why in the playout (``SearchOptions.playout_greedy``): a uniformly random opponent wanders, so the end of a
     truncated playout misses what a purposeful one sets up within the turn (a Baron brought next to a weak
-    City, a token walked out of the plague's reach); issue 14's diagnosis found losses valued as wins that way."""
+    City, a token walked out of the plague's reach); the evaluation's diagnosis found losses valued as wins that way."""
     cdef double scores[MAX_ACTIONS]
     cdef double best = -1e300
     cdef int i, ties = 0, pick = buf[0]

@@ -1,4 +1,4 @@
-"""The state-loader fuzz run (issue 9), meant to run in a subprocess (see tests/test_state_fuzz.py).
+"""The state-loader fuzz run, meant to run in a subprocess (see tests/test_state_fuzz.py).
 
     python tests/fuzz_states.py EXAMPLES SEED
 

@@ -30,7 +30,7 @@ def _comparable(advice) -> dict:
     ("threads", 65), ("algorithm", "alphabeta"), ("backend", "gpu"), ("playout", "nope"), ("sampler", "x"),
     ("c", math.nan), ("c", -0.1), ("exp3_gamma", 0), ("temperature", math.inf), ("worlds", 0),
     ("max_nodes", 3), ("playout_turns", 2**40), ("seed", "1"), ("deadline", math.nan),
-    # the caps (issue 9): beyond the documented maxima
+    # the caps: beyond the documented maxima
     ("iterations", 10**8 + 1), ("playout_turns", 201), ("c", 100.5), ("temperature", 2e6), ("max_nodes", 2**24 + 1),
     ("engine", "gpu")])
 def test_bad_option_is_named(field, value):

@@ -202,7 +202,7 @@ def test_record_options_fills_a_run_recorded_before_options_then_checks_it(tmp_p
     x, g = json.loads((tmp_path / "a.json").read_text())["pairings"]
     assert x["options_from"] == g["options_from"] == _git("rev-parse", "HEAD")
     # the product's ismcts in 2 players: greedy playouts to the end, the sharp evaluation; pimc pinned to the
-    # baseline's plain playouts (issue 14); bots that do not search have none
+    # baseline's plain playouts; bots that do not search have none
     assert {k: x["a_options"][k] for k in ("seconds", "playout_greedy", "playout_turns", "margin_weight")} \
         == {"seconds": 0.1, "playout_greedy": 1.0, "playout_turns": 200, "margin_weight": 0.0}
     assert {k: x["b_options"][k] for k in ("algorithm", "playout_greedy", "playout_turns")} \

@@ -76,7 +76,7 @@ def test_a_missing_file_is_said_alike_by_advise_and_replay(tmp_path, capsys):
 
 
 
-# ------------------------------------------------------------------ issue 9: errors name the flag, not a file
+# ------------------------------------------------------------------ errors name the flag, not a file
 
 def test_turns_zero_is_reported_as_the_flag(capsys):
     assert main(["selfplay", "--players", "2", "--turns", "0"]) == 2

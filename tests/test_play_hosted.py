@@ -1,4 +1,4 @@
-"""`feudo play --server`: a person plays a hosted match in the terminal (issue 12), driven through its standard input
+"""`feudo play --server`: a person plays a hosted match in the terminal, driven through its standard input
 against a real server process (``server.py`` on a free port), as a person would.
 
 - a whole game to the end (one external seat, three bots on the server): the board legend, a hint with win

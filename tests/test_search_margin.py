@@ -1,6 +1,6 @@
 """The margin term of the handmade evaluation (``SearchOptions.margin_weight`` / ``margin_temperature``).
 
-Issue 14's diagnosis (docs/search.md): the sharp softmax of the handmade evaluation saturates, so a seat a few VP
+The evaluation's diagnosis (docs/search.md): the sharp softmax of the handmade evaluation saturates, so a seat a few VP
 ahead or behind sees every move as worth the same and plays at random. The margin term mixes a wide softmax
 (constant temperature) into the rewards. Expected values here are computed from the rules' VP and
 :func:`feudo_ai.evaluate.position_score` with the formula written out by hand, not read from the code under test.
@@ -63,7 +63,7 @@ def test_margin_zero_is_the_v1_evaluation_bit_for_bit() -> None:
 
 
 def test_a_two_player_lead_late_in_the_game_keeps_a_gradient() -> None:
-    """The saturation found in issue 14: in 2 players, late in the game (temp at its floor 0.5), a lead of 5 in
+    """The saturation found by that diagnosis: in 2 players, late in the game (temp at its floor 0.5), a lead of 5 in
     position score is worth 1 / (1 + e^-10) = 0.99995 to the sharp softmax, 6 only 0.0000 more; the wide softmax at
     temperature 4 gives 1 / (1 + e^-1.25) = 0.7773 and 1 / (1 + e^-1.5) = 0.8176 (by hand)."""
     state = find_position(lambda s: s.turn >= 9 and not s.tiebreak, players=2, seeds=range(1, 30))

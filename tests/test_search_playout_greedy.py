@@ -1,4 +1,4 @@
-"""Greedy moves in the truncated playout (issue 14): ``SearchOptions.playout_greedy``, the probability that a
+"""Greedy moves in the truncated playout: ``SearchOptions.playout_greedy``, the probability that a
 playout plays a Move, March, Advance or Milady (R8-R14) as the greedy bot would, the mover's best one-ply
 ``position_score`` (``_greedy_pick`` in ``feudo_ai/_feudo_game.pyx``), instead of a uniformly random one.
 

@@ -1,4 +1,4 @@
-"""The tree's optional action prior (issue 14): ``SearchOptions.prior_weight`` / ``prior_temperature``, the game
+"""The tree's optional action prior: ``SearchOptions.prior_weight`` / ``prior_temperature``, the game
 table's ``prior`` entry (``feudo_ai/_game.pxd``), Feudo's one-ply scores (``feudo_ai/_feudo_game.pyx``) and the toy
 Goofspiel's fixed preference table.
 

@@ -1,4 +1,4 @@
-"""The C search knows no rule of Feudo (issue 10): a second hidden-information game, Goofspiel with hidden bids
+"""The C search knows no rule of Feudo: a second hidden-information game, Goofspiel with hidden bids
 (feudo_ai/_goofspiel.pyx), behind the same interface (feudo_ai/_game.pxd), searched by the same C MO-ISMCTS.
 
 Expected answers are worked out by hand in each test (not read from the search)."""

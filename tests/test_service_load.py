@@ -1,4 +1,4 @@
-"""The Advisor under load (issue 11): admission control by C search threads, the time budget counted from the
+"""The Advisor under load: admission control by C search threads, the time budget counted from the
 call's arrival with a learned reserve for what follows the search, cancellation without a polling thread, and the
 server's malloc tuning. The load figures themselves are in ``benchmarks/service_load.py``.
 """

@@ -1,4 +1,4 @@
-"""A waiting seat asks the Advisor (issue 11): during another seat's movement turn, e.g. while seat 1 reveals, the
+"""A waiting seat asks the Advisor: during another seat's movement turn, e.g. while seat 1 reveals, the
 view of seat 0 hides seat 1's unrevealed picks, so the engine's loader cannot build it (the blanked view's player
 to act has no card left to reveal). The service must still answer it clearly: LegalActions gives no actions and
 names the player to act; Suggest is FAILED_PRECONDITION "seat N is not to act; seat M is" (not INVALID_ARGUMENT

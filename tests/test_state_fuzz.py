@@ -1,9 +1,9 @@
-"""Issue 9: a loader that trusts nothing.
+"""A loader that trusts nothing.
 
 The property test runs tests/fuzz_states.py (Hypothesis mutations of valid states fed to both backends) in a
 subprocess, so a crash of the C core fails the test instead of killing pytest. CI runs a bounded number of
 examples; ``FEUDO_FUZZ_EXAMPLES=20000 python -m pytest -m slow tests/test_state_fuzz.py`` runs the long one.
-The unit tests below are the defects the review found, one each (they fail on the engine before issue 9).
+The unit tests below are the defects the review found, one each (they fail on the engine of before that review).
 """
 
 from __future__ import annotations
@@ -215,7 +215,7 @@ def test_ruleset_unknown_fields_are_refused_naming_known_ones(path, value, field
     ({"threads": 64, "max_nodes": 8_000_000, "seconds": 1.0}, "memory limit"),
 ])
 def test_search_options_are_capped(kwargs, word):
-    from feudo_ai.settings import SearchOptions  # the one place search options are checked (issue 10)
+    from feudo_ai.settings import SearchOptions  # the one place search options are checked
 
     with pytest.raises(ValueError, match=word):
         SearchOptions(**kwargs)

@@ -1,4 +1,4 @@
-"""Issue 14's bot machinery: the frozen baselines (ismcts-v1, pimc), plan following, the per-game clock, the
+"""The strength work's bot machinery: the frozen baselines (ismcts-v1, pimc), plan following, the per-game clock, the
 difficulty presets."""
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def test_v1_options_are_the_defaults_recorded_at_bf7be3f() -> None:
 
 
 def test_ismcts_bot_plays_greedy_playouts_unless_told_otherwise() -> None:
-    """The "ismcts" bot's playouts are greedy moves (issue 14, docs/search.md): to the end of the game in 2
+    """The "ismcts" bot's playouts are greedy moves (docs/search.md): to the end of the game in 2
     players, one more turn in 3 and 4; a spec's playout_turns fixes the horizon everywhere, a spec can turn them
     off, and SearchOptions itself (advise, the Python reference) keeps the plain ones."""
     bot = make_bot("ismcts", 0)
@@ -99,7 +99,7 @@ def test_ismcts_bot_plays_greedy_playouts_unless_told_otherwise() -> None:
 
 
 def test_ismcts_bot_evaluates_with_the_wide_margin_unless_told_otherwise() -> None:
-    """The "ismcts" bot's hand-made evaluation has the wide margin in 4-player games (issue 14, docs/search.md
+    """The "ismcts" bot's hand-made evaluation has the wide margin in 4-player games (docs/search.md
     "Four players: the wide margin"): margin_weight 0.5 at margin_temperature 4, the sharp evaluation in 2 and 3
     players; a spec's margin_weight holds in every game, a learned evaluation goes without it, and the hard level
     and the frozen baselines keep the sharp evaluation."""
@@ -122,9 +122,9 @@ def test_ismcts_bot_evaluates_with_the_wide_margin_unless_told_otherwise() -> No
 
 
 @pytest.mark.parametrize("algorithm", ["ismcts", "pimc"])
-def test_v1_advice_is_the_advice_recorded_before_issue_14(algorithm: str) -> None:
-    """tests/data/ismcts_v1_baseline.json was recorded with the code of commit bf7be3f (before any change of
-    issue 14): the same positions, seeds and iterations give the same answers with the pinned options."""
+def test_v1_advice_is_the_advice_recorded_at_bf7be3f(algorithm: str) -> None:
+    """tests/data/ismcts_v1_baseline.json was recorded with the code of commit bf7be3f (before the strength
+    work): the same positions, seeds and iterations give the same answers with the pinned options."""
     recorded = [r for r in _baseline()["advice"] if r["algorithm"] == algorithm]
     assert len(recorded) == 8
     for r in recorded:

@@ -1,4 +1,4 @@
-"""A per-game clock for the search bots: ``ismcts:game_seconds=600`` (issue 14).
+"""A per-game clock for the search bots: ``ismcts:game_seconds=600``.
 
 The seat has ``game_seconds`` of thinking time for the whole game. Before each searched decision
 :meth:`GameClock.options_for` gives the search a slice of what is left, in proportion to the decision's weight

@@ -1,4 +1,4 @@
-"""Hosted matches: the server referees games between external seats and bots (issue 12, "Matches").
+"""Hosted matches: the server referees games between external seats and bots ("Matches").
 
 One module per job: :mod:`.spec` (a match's setup), :mod:`.tokens` (seat secrets), :mod:`.store` (SQLite
 persistence), :mod:`.match` (one match in memory and each seat's view of it), :mod:`.runner` (bots moving on the
