@@ -4,7 +4,7 @@ positions prepared once (:mod:`.position`); the answer (:mod:`.answer`)."""
 
 from .advise import advise
 from .answer import Advice, Alternative, CardBelief, PlannedAction, SearchStats
-from .position import NotToAct, ObservedPosition, PreparedPosition, decision_root, prepare
+from .position import NotToAct, ObservedPosition, PreparedPosition, decision_root, prepare, prepare_root
 
 __all__ = ["advise", "Advice", "Alternative", "CardBelief", "PlannedAction", "SearchStats", "NotToAct",
-           "ObservedPosition", "PreparedPosition", "decision_root", "prepare"]
+           "ObservedPosition", "PreparedPosition", "decision_root", "prepare", "prepare_root"]

@@ -16,7 +16,7 @@ from engine.state import CHANCE, TERMINAL, Game, Phase, State
 
 from feudo_ai.sampler import observation_fields
 
-__all__ = ["ObservedPosition", "Position", "PreparedPosition", "prepare", "check_to_act", "NotToAct",
+__all__ = ["ObservedPosition", "Position", "PreparedPosition", "prepare", "prepare_root", "check_to_act", "NotToAct",
            "decision_root", "seat_view"]
 
 
@@ -177,7 +177,7 @@ class PreparedPosition:
         state = self.root.clone()
         for a in actions:
             state.apply_action(a)
-        return _prepared_root(state, self.seat)
+        return prepare_root(state, self.seat)
 
 
 def check_to_act(position: Any, seat: int | None) -> int:
@@ -202,7 +202,9 @@ def check_to_act(position: Any, seat: int | None) -> int:
     return seat
 
 
-def _prepared_root(root: State, seat: int) -> PreparedPosition:
+def prepare_root(root: State, seat: int) -> PreparedPosition:
+    """A prepared position from ``root``, a seat's view where the seat is to act (e.g. :func:`decision_root`'s
+    answer, already checked by its caller). :raises ValueError: if the seat is not to act."""
     check_to_act(root, seat)
     return PreparedPosition(seat, root, root.observation(seat))
 
@@ -222,4 +224,4 @@ def prepare(position: "Position | PreparedPosition", seat: int | None = None) ->
         return position
     observed = seat_view(position, seat)
     seat = observed.seat
-    return _prepared_root(decision_root(observed.to_state(), seat), seat)
+    return prepare_root(decision_root(observed.to_state(), seat), seat)

@@ -276,10 +276,10 @@ class AdvisorServicer(apb_grpc.AdvisorServicer):
         call = current_call()
         observed, path = self._position(request.position, request.seat, call)
         options = self._options(request.limits, context, call, observed.game.num_players)
-        convert.check_decision(observed, path)
+        prepared = convert.check_decision(observed, path)
         self._slot(options.threads)
         try:
-            advice = advise(observed, request.seat, options, cancel=self._cancel_event(context))
+            advice = advise(prepared, request.seat, options, cancel=self._cancel_event(context))
         finally:
             self._release(options.threads)
         response = apb.SuggestResponse(advice=convert.advice_to_proto(advice))
@@ -291,7 +291,7 @@ class AdvisorServicer(apb_grpc.AdvisorServicer):
         call = current_call()
         observed, path = self._position(request.position, request.seat, call)
         options = self._options(request.limits, context, call, observed.game.num_players)
-        convert.check_decision(observed, path)
+        prepared = convert.check_decision(observed, path)
         interval = request.interval_seconds
         if not math.isfinite(interval) or interval < 0:
             raise Abort(grpc.StatusCode.INVALID_ARGUMENT,
@@ -313,7 +313,7 @@ class AdvisorServicer(apb_grpc.AdvisorServicer):
                 slice_opts = options.replace(iterations=left_it if left_it is None else max(left_it, options.threads),
                                      seconds=max(min(interval, end - now), 0.001), deadline=None,
                                      seed=_slice_seed(options.seed, update))
-                merged.add(advise(observed, request.seat, slice_opts, cancel=cancel))
+                merged.add(advise(prepared, request.seat, slice_opts, cancel=cancel))
                 final = (cancel.is_set() or time.monotonic() >= end - 1e-3
                          or (options.iterations is not None and merged.iterations >= options.iterations)
                          or merged.forced)

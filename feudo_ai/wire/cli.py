@@ -147,12 +147,13 @@ def cmd_advise(args: argparse.Namespace) -> int:
     else:
         message = position if isinstance(position, gpb.Position) else position_from(position, args.seat)
         observed = observed_position(message, args.seat)
-        check_decision(observed)  # a seat not to act is told who is (NotToAct), not that the position is bad
+        # a seat not to act is told who is (NotToAct), not that the position is bad; the position is prepared once
+        prepared = check_decision(observed)
         iterations = args.iterations
         algorithm = args.algorithm or "ismcts"
         options = service_options(algorithm, observed.game.num_players, dict(
             iterations=iterations, seconds=args.seconds, threads=args.threads or 1, seed=args.seed))
-        advice = advise(observed, args.seat, options)
+        advice = advise(prepared, args.seat, options)
     if args.json:
         print(json.dumps(advice.to_dict(), indent=2))
     else:

@@ -32,7 +32,9 @@ from feudo.v1 import advisor_pb2 as apb
 from feudo.v1 import game_pb2 as gpb
 from feudo.v1 import matches_pb2 as mpb
 
-from feudo_ai.search import Advice, Alternative, CardBelief, NotToAct, ObservedPosition, PlannedAction, SearchStats, decision_root
+from engine.core import core_available
+from feudo_ai.search import (Advice, Alternative, CardBelief, NotToAct, ObservedPosition, PlannedAction,
+                             PreparedPosition, SearchStats, decision_root, prepare_root)
 
 if TYPE_CHECKING:
     from ..matches.spec import MatchSetup
@@ -479,11 +481,13 @@ def load_view(observed: ObservedPosition, path: str | None = None) -> Any:
         raise not_to_act(observed.seat, actor) from None
 
 
-def check_decision(observed: ObservedPosition, path: str | None = None) -> Any:
-    """The root the search will start from (the seat's pending decision), checked to be one the engine can
-    search: the seat has a decision (:raises NotToAct: otherwise, see :func:`not_to_act`) and the reference rules
-    and the compiled core agree on its legal actions, which are not empty (:raises PositionError: an inconsistent
-    position, e.g. a token list that passes every field check but leaves the player to act without a move)."""
+def check_decision(observed: ObservedPosition, path: str | None = None) -> PreparedPosition:
+    """The position the search will start from (the seat's pending decision), prepared once
+    (:class:`~feudo_ai.search.PreparedPosition`, handed to :func:`feudo_ai.advise` as it is) and checked to be one
+    the engine can search: the seat has a decision (:raises NotToAct: otherwise, see :func:`not_to_act`) and the
+    reference rules and the compiled core agree on its legal actions, which are not empty (:raises PositionError:
+    an inconsistent position, e.g. a token list that passes every field check but leaves the player to act
+    without a move). The compiled root made for that check is the one the C search starts from."""
     view = load_view(observed, path)
     try:
         root = decision_root(view, observed.seat)
@@ -493,16 +497,15 @@ def check_decision(observed: ObservedPosition, path: str | None = None) -> Any:
     phase = Phase(root.phase).name
     if not legal:
         raise PositionError(f"position: inconsistent: seat {observed.seat} has no legal action in phase {phase}")
-    from engine.core import core_available, to_core
-
+    prepared = prepare_root(root, observed.seat)
     if core_available():
         try:
-            core_legal = to_core(root).legal_actions()
+            core_legal = prepared.core().legal_actions()
         except (StateError, OverflowError, ValueError, IndexError) as e:
             raise PositionError(f"position: beyond the engine's range ({e})") from None
         if list(core_legal) != list(legal):
             raise PositionError(f"position: inconsistent: the rules disagree on the legal actions in phase {phase}")
-    return root
+    return prepared
 
 
 # ------------------------------------------------------------------------------------------------ history
