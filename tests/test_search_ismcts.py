@@ -28,11 +28,11 @@ def _engine(engine, monkeypatch):
 _ENGINE = {0: "core"}  # the engine of the running test (set by the autouse fixture)
 
 
-def advise(state, algorithm: str = "ismcts", cancel=None, policy: str = "uniform", parallel: str = "process",
+def advise(state, algorithm: str = "ismcts", cancel=None, parallel: str = "process",
            **options) -> Advice:
     """One search of the Python backend with the test's engine (options by their SearchOptions names)."""
     opts = SearchOptions.from_dict({**options, "algorithm": algorithm, "backend": "python", "engine": _ENGINE[0]})
-    return I.search(state, None, opts, cancel=cancel, policy=policy, parallel=parallel)
+    return I.search(state, None, opts, cancel=cancel, parallel=parallel)
 
 
 @pytest.fixture(scope="module")
@@ -122,8 +122,8 @@ def test_iteration_time_and_deadline_budgets(reveal_state) -> None:
         advise(reveal_state, iterations=0)
     with pytest.raises(ValueError):
         advise(reveal_state, iterations=5, playout="nope")
-    with pytest.raises(ValueError):
-        advise(reveal_state, iterations=5, policy="nope")
+    with pytest.raises(ValueError, match="parallel"):
+        advise(reveal_state, iterations=5, parallel="nope")
     with pytest.raises(ValueError):
         advise(reveal_state, iterations=5, bogus=1)
 

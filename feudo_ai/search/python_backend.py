@@ -21,8 +21,8 @@ public signature). As in Cowling et al.'s MO-ISMCTS the trees start at the searc
 hidden before the root is in no tree: every player's root node is what the seat's observation shows of that
 player (the seat's own selection, an opponent's revealed cards). An opponent therefore chooses its reveals
 with statistics merged over the hands it may hold (availability counts keep them consistent); keying its root
-by its sampled hand instead (``root_private=True``) splits its nodes over every hand and starves the tree
-(measured: ``docs/search.md``). A node
+by its sampled hand instead splits its nodes over every hand and starves the tree (measured, then removed:
+``docs/search-history.md``). A node
 is created only for the player to act (the other trees would only record "?"/public edges that never drive a
 choice), and a walk leaves the tree right after the first untried action it takes (as the C search does: at
 most one new node per iteration; plus a node cap for bounded memory). Nodes hold per-action visits,
@@ -47,8 +47,7 @@ evaluated. ``playout="mixed"`` (this reference only; the default of its bots): "
 before the turn's moves (Diplomacy, Strategy, Plague: an evaluation there cannot tell one secret selection from
 another, nothing has happened yet), "eval" otherwise. The evaluation is a softmax over the players of (VP + a small positional term,
 :func:`feudo_ai.evaluate.position_score`) divided by a temperature that shrinks as the end nears, read as win
-probabilities. ``policy="light"`` makes random playouts launch a declared attack only with every token that
-can join. "mixed" is the cheapest way to value a selection at the root; the measurements behind these choices
+probabilities. "mixed" is the cheapest way to value a selection at the root; the measurements behind these choices
 are in ``docs/search.md``. The exploration constant is small because evaluated rewards differ by a few
 hundredths between moves; use c≈0.7 with random playouts (0/1 rewards).
 
@@ -106,8 +105,7 @@ _SELECT = int(Phase.SELECT)
 @dataclass
 class SearchConfig:
     """The internal configuration of one run (built from :class:`~feudo_ai.settings.SearchOptions` by
-    :func:`search`; ``policy``, ``root_private`` and ``parallel`` are the reference's experimental knobs, see the
-    module docstring)."""
+    :func:`search`; ``parallel`` chooses the workers' kind, threads or processes, see the module docstring)."""
 
     iterations: int | None = 1000  # None: no iteration limit (then a time limit or deadline is needed)
     seconds: float | None = None  # seconds of wall time
@@ -116,12 +114,10 @@ class SearchConfig:
     exp3_gamma: float = 0.15  # EXP3 exploration at secret selection nodes
     playout: str = "mixed"  # "mixed", "eval" (evaluate the leaf), "truncated" (random to a turn's end), "random"
     playout_turns: int = 0  # truncated playouts: turns played after the root's turn ends (0: stop at its end)
-    policy: str = "uniform"  # playout policy: "uniform" random, or "light" (attacks with every token that can join)
     temperature: float = 1.0  # eval/truncated playouts: softmax temperature of scores at the start of the game
     margin_weight: float = 0.0  # weight of the wide softmax mixed into the evaluation (SearchOptions.margin_weight)
     margin_temperature: float = 4.0  # its constant temperature (VP)
     sampler: str = "uniform"  # "uniform" or "weighted"
-    root_private: bool = False  # opponents' root information sets split by their own (sampled) selection
     max_nodes: int = DEFAULT_MAX_NODES  # node cap (bounded memory): no node is created beyond it
     threads: int = 1  # root-parallel searches
     parallel: str = "process"  # "process" or "thread"
@@ -134,8 +130,6 @@ class SearchConfig:
             raise ValueError("search: give iterations, seconds or deadline")
         if self.iterations is not None and self.iterations < 1:
             raise ValueError("iterations: expected a positive integer")
-        if self.policy not in ("uniform", "light"):
-            raise ValueError(f"policy: expected 'uniform' or 'light', got {self.policy!r}")
         if self.playout not in PLAYOUTS:
             raise ValueError(f"playout: expected one of {', '.join(PLAYOUTS)}, got {self.playout!r}")
         if self.parallel not in ("process", "thread"):
@@ -250,9 +244,6 @@ class _Searcher:
     def _root_keys(self, d: dict) -> list[int]:
         if self.perfect:
             return [0] * self.n
-        if self.cfg.root_private:
-            # each player's root information set includes its own selection in this world
-            return [_private_key(q, d["sel_army"][q], d["sel_trade"][q]) for q in range(self.n)]
         # Cowling et al.'s MO-ISMCTS: the trees start at the searcher's root, so moves hidden before the root
         # are in no tree: every player's root is what the searching seat's observation shows of it.
         obs = self.obs
@@ -364,7 +355,7 @@ class _Searcher:
             mode = "truncated" if state.phase in _BEFORE_MOVES else "eval"
         if mode == "eval":  # no random actions: evaluate the leaf itself
             return list(state.returns()) if state.is_terminal() else self._evaluate(state)
-        if (self.cfg.playout == "random" and self.cfg.policy == "uniform" and hasattr(state, "random_playout")
+        if (self.cfg.playout == "random" and hasattr(state, "random_playout")
                 and not state.is_terminal()):
             return list(state.random_playout(rng.getrandbits(63)))  # the core's playout in C (GIL released)
         truncated = mode == "truncated"
@@ -372,9 +363,6 @@ class _Searcher:
         cancel = self.cancel
         steps = 0
         choice = rng.choice
-        light = self.cfg.policy == "light"
-        join_lo, join_hi = self.game.layout.JOIN, self.game.layout.ADVANCE
-        attack_join = int(Phase.ATTACK_JOIN)
         while not state.is_terminal():
             if truncated and state.turn > stop_turn:
                 break
@@ -382,14 +370,7 @@ class _Searcher:
                 state.apply_action(sample_chance(state, rng))
             else:
                 legal = state.legal_actions()
-                if len(legal) == 1:
-                    a = legal[0]
-                elif light and state.phase == attack_join:
-                    # a declared attack is launched only with every token that can join (never half-hearted)
-                    joins = [b for b in legal if join_lo <= b < join_hi]
-                    a = choice(joins) if joins else legal[0]
-                else:
-                    a = choice(legal)
+                a = legal[0] if len(legal) == 1 else choice(legal)
                 state.apply_action(a)
             steps += 1
             if cancel is not None and (steps & 63) == 0 and cancel.is_set():
@@ -639,46 +620,42 @@ def _principal_variation(searcher: _Searcher | None, probe, seat: int, best: int
 
 
 # -- public API ------------------------------------------------------------------------------------------------
-def config(opts: SearchOptions, *, policy: str = "uniform", root_private: bool = False,
-           parallel: str = "process") -> SearchConfig:
-    """The run configuration of ``opts`` (plus the reference's experimental knobs): the one mapping from the
-    options vocabulary to this module."""
+def config(opts: SearchOptions, *, parallel: str = "process") -> SearchConfig:
+    """The run configuration of ``opts`` (plus the workers' kind, ``parallel``): the one mapping from the
+    settings vocabulary to this module."""
     opts.validate()
     started = now()
     max_nodes = opts.max_nodes if opts.max_nodes is not None else DEFAULT_MAX_NODES
     return SearchConfig(iterations=opts.budget, deadline=deadline_of(opts, started), c=opts.c,
                         exp3_gamma=opts.exp3_gamma, playout=opts.playout, playout_turns=opts.playout_turns,
-                        policy=policy, temperature=opts.temperature, margin_weight=opts.margin_weight,
+                        temperature=opts.temperature, margin_weight=opts.margin_weight,
                         margin_temperature=opts.margin_temperature, sampler=opts.sampler,
-                        root_private=root_private, max_nodes=max_nodes, threads=opts.threads, parallel=parallel,
+                        max_nodes=max_nodes, threads=opts.threads, parallel=parallel,
                         worlds=opts.worlds, seed=opts.seed, engine=opts.engine).validate()
 
 
 def search(position, seat: int | None = None, options: SearchOptions | None = None, *,
-           cancel: threading.Event | None = None, policy: str = "uniform", root_private: bool = False,
-           parallel: str = "process") -> Advice:
+           cancel: threading.Event | None = None, parallel: str = "process") -> Advice:
     """The Python reference backend of :func:`feudo_ai.advise` (``SearchOptions(backend="python")``): one search
     for ``seat`` (the player to act) in ``position`` from ``position.observation(seat)`` only; the same options
     and the same :class:`~feudo_ai.search.answer.Advice` as :func:`feudo_ai.search.c_backend.search`
-    (``options.backend`` is ignored). ``policy``, ``root_private``, ``parallel``: experimental knobs of this
-    reference (module docstring).
+    (``options.backend`` is ignored). ``parallel``: root-parallel workers as ``"process"`` (the default) or
+    ``"thread"`` (module docstring).
 
     :raises ValueError: a bad option or seat.
     """
     seat = check_to_act(position, seat)
-    return search_prepared(prepare(position, seat), options, cancel=cancel, policy=policy,
-                           root_private=root_private, parallel=parallel)
+    return search_prepared(prepare(position, seat), options, cancel=cancel, parallel=parallel)
 
 
 def search_prepared(prepared: PreparedPosition, options: SearchOptions | None = None, *,
-                    cancel: threading.Event | None = None, policy: str = "uniform", root_private: bool = False,
-                    parallel: str = "process") -> Advice:
+                    cancel: threading.Event | None = None, parallel: str = "process") -> Advice:
     """One Python search from ``prepared`` (its seat to act): see :func:`search`."""
     started = now()
     opts = SearchOptions() if options is None else options
     if not isinstance(opts, SearchOptions):
         raise ValueError(f"options: expected SearchOptions, got {type(opts).__name__}")
-    cfg = config(opts, policy=policy, root_private=root_private, parallel=parallel)
+    cfg = config(opts, parallel=parallel)
     obs = dict(prepared.observation)
     kind = "pimc" if opts.algorithm == "pimc" else "ismcts"
     summaries = _run_all(kind, prepared.game, obs, cfg, cancel)
