@@ -99,18 +99,26 @@ def parse_json(text: str | bytes | bytearray, source: str, error: type[Exception
         raise error(f"{source}: cannot decode ({type(e).__name__})") from None
 
 
-def read_json_file(path: str | os.PathLike, error: type[Exception] = DataFileError) -> Any:
-    """Read and decode a JSON data file; every failure raises ``error`` naming the file (and line)."""
+def read_file_bytes(path: str | os.PathLike, error: type[Exception] = DataFileError,
+                    max_bytes: int = MAX_JSON_BYTES) -> bytes:
+    """A file's first ``max_bytes + 1`` bytes at most (more than ``max_bytes`` tells the caller it is too large);
+    every failure raises ``error`` naming the file, in the words every command uses (``PATH: file not found``,
+    not Python's ``[Errno 2]``)."""
     try:
         with open(path, "rb") as f:
-            data = f.read(MAX_JSON_BYTES + 1)
+            data = f.read(max_bytes + 1)
     except FileNotFoundError:
         raise error(f"{path}: file not found") from None
     except IsADirectoryError:
         raise error(f"{path}: is a directory, not a file") from None
     except OSError as e:
         raise error(f"{path}: cannot read file ({e.strerror or e})") from None
-    return parse_json(data, str(path), error)
+    return data
+
+
+def read_json_file(path: str | os.PathLike, error: type[Exception] = DataFileError) -> Any:
+    """Read and decode a JSON data file; every failure raises ``error`` naming the file (and line)."""
+    return parse_json(read_file_bytes(path, error), str(path), error)  # parse_json refuses what is too large
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ import threading
 from typing import Any, Sequence
 
 from engine import DataFileError
+from engine.checker import MAX_JSON_BYTES, read_file_bytes
 
 from .advisor import ServiceConfig
 from .server import DEFAULT_ADDRESS, FeudoServer, ListenError, ServerSettings
@@ -70,17 +71,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _read_file(path: str, binary: bool = False) -> Any:
-    """The contents of a file named on the command line; a file that cannot be read is said as ``feudo replay``
-    says it (``PATH: file not found``), not as Python's ``[Errno 2]``."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        raise DataFileError(f"{path}: file not found") from None
-    except IsADirectoryError:
-        raise DataFileError(f"{path}: is a directory, not a file") from None
-    except OSError as e:
-        raise DataFileError(f"{path}: cannot read file ({e.strerror or e})") from None
+    """The contents of a file named on the command line (at most the engine's JSON size limit); a file that cannot
+    be read is said as every command says it (``PATH: file not found``), not as Python's ``[Errno 2]``."""
+    data = read_file_bytes(path)
+    if len(data) > MAX_JSON_BYTES:
+        raise DataFileError(f"{path}: larger than {MAX_JSON_BYTES:,} bytes")
     if binary:
         return data
     try:
