@@ -4,7 +4,7 @@ interface of ``feudo_ai/_game.pxd``.
 
 This module knows no game: it reaches the rules, the information structure, the determinization, the evaluator
 and the playout policy only through the game's :c:type:`GameC` table (Feudo's is :mod:`feudo_ai._feudo_game`, a
-toy Goofspiel's :mod:`feudo_ai._goofspiel`). The readable Python search of Feudo is :mod:`feudo_ai.ismcts`; this
+toy Goofspiel's :mod:`feudo_ai._goofspiel`). The readable Python search of Feudo is :mod:`feudo_ai.search.python_backend`; this
 is the same algorithm with the trees in a preallocated C node pool and the whole loop running with the GIL
 released. The design and its measured figures: ``docs/search.md``.
 
