@@ -19,8 +19,15 @@ from engine import (DataFileError, FeudoError, GameRecord, Phase, State, load_ma
 from engine.actions import PLAYER_NAMES
 from engine.core import BACKENDS
 
-from .arena.cli import add_parser as add_arena_parser
+from engine.render import map_ascii, map_svg, position_svg, render_text, svg_to_png
+from feudo_ai.arena.cli import add_parser as add_arena_parser
 from feudo_ai.bots import BOTS, make_bot
+from feudo_ai.experimental.train import add_parser as add_train_parser
+from feudo_ai.people.companion import CompanionSession
+from feudo_ai.people.narrate import narrate
+from feudo_ai.people.play import HumanSession, LocalTable, default_console
+from feudo_ai.settings import resolve
+from feudo_ai.wire.cli import add_commands  # feudo serve, feudo advise (the gRPC services)
 
 
 def _add_game_options(p: argparse.ArgumentParser) -> None:
@@ -156,8 +163,6 @@ class _TurnPrinter:
         self.pending: tuple[State, int] | None = None
 
     def _flush(self, after: State) -> None:
-        from feudo_ai.people.narrate import narrate
-
         if self.pending is not None:
             before, action = self.pending
             for line in narrate(before, action, after, reveal_all=True):
@@ -209,8 +214,6 @@ def _load_position(path: str, at: int | None) -> State:
 
 
 def cmd_render(args: argparse.Namespace) -> int:
-    from engine.render import map_ascii, map_svg, position_svg, render_text, svg_to_png
-
     if args.position is None:
         if args.seat is not None or args.at is not None:
             raise ValueError("--seat/--at: need a POSITION (a state or game record file)")
@@ -245,8 +248,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from feudo_ai.settings import resolve
-    from feudo_ai.people.play import HumanSession, LocalTable, default_console
 
     if args.match is not None or args.token is not None:
         if args.server is None or args.match is None or args.token is None:
@@ -294,8 +295,6 @@ def _ask(question: str, default: str) -> str:
 def cmd_companion(args: argparse.Namespace) -> int:
     from engine import new_game
 
-    from feudo_ai.settings import resolve
-    from feudo_ai.people.companion import CompanionSession
 
     if args.players is None:
         args.players = int(_ask("Players (2-4)", "4"))
@@ -390,13 +389,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("record", help="a game record JSON file (from selfplay --save)")
     p.set_defaults(func=cmd_replay)
 
-    from .wire.cli import add_commands  # feudo serve, feudo advise (the gRPC services)
-
     add_commands(sub)
     add_arena_parser(sub)  # feudo arena: its code is in feudo_ai/arena/
-    from feudo_ai.experimental.train import add_parser as add_train_parser
-
-    add_train_parser(sub)  # feudo train: the learned evaluation (feudo_ai/train.py)
+    add_train_parser(sub)  # feudo train: the learned evaluation (feudo_ai/experimental/train.py)
     return parser
 
 

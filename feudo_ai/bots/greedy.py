@@ -27,6 +27,7 @@ from engine.board import Kind
 from engine.state import CASTLE, DEAD, Phase
 
 from feudo_ai.evaluate import position_score
+from feudo_ai.sampler import make_sampler
 
 from .base import Bot
 
@@ -79,8 +80,6 @@ class GreedyBot(Bot):
         return self.choose_from_observation(state.game, obs)
 
     def choose_from_observation(self, game, obs: dict) -> int:
-        from feudo_ai.sampler import make_sampler
-
         seat = obs["seat"]
         rng = random.Random(self.rng.getrandbits(64))
         world = make_sampler(self.sampler_name, game, obs).sample(rng)

@@ -14,6 +14,8 @@ from typing import Any
 from engine import DataFileError, FeudoError, load_map, load_ruleset
 from engine.core import new_game
 
+from feudo_ai.bots import make_bot
+
 from .errors import InvalidArgument
 
 EXTERNAL = "external"
@@ -117,8 +119,6 @@ class MatchSetup:
 
     def check_bots(self) -> None:
         """Every bot spec names a known bot with good parameters (InvalidArgument naming the seat)."""
-        from feudo_ai.bots import make_bot
-
         for p in self.bot_seats:
             try:
                 make_bot(self.seats[p], 0)

@@ -84,6 +84,7 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 
 from engine.record import sample_chance
+from engine.serialize import state_from_dict
 from engine.state import Phase
 
 from feudo_ai.evaluate import position_score
@@ -232,7 +233,6 @@ class _Searcher:
                     self.belief_army[q][t] += 1
             if d["sel_trade"][q] >= 0:
                 self.belief_trade[q][d["sel_trade"][q]] += 1
-        from engine.serialize import state_from_dict
 
         world = state_from_dict(self.game, d)
         if self.cfg.engine == "core":
@@ -543,7 +543,6 @@ def _worker_noobj(args) -> dict:
 
 def _advice(kind: str, game, obs: dict, cfg: SearchConfig, summaries: list[dict], started: float,
             opts: SearchOptions) -> Advice:
-    from engine.serialize import state_from_dict
 
 
     seat = obs["seat"]
@@ -581,7 +580,6 @@ def _principal_variation(searcher: _Searcher | None, probe, seat: int, best: int
     pv = [(best, probe.action_to_string(best))]
     if searcher is None or searcher.first_fields is None:
         return pv
-    from engine.serialize import state_from_dict
 
     d = searcher.first_fields
     state = state_from_dict(searcher.game, d)
