@@ -19,6 +19,8 @@ from service_helpers import ROOT
 
 playwright = pytest.importorskip("playwright.sync_api", reason="pip install -e '.[test]'")
 CHROMIUM = next((p for p in (shutil.which("chromium"), "/usr/bin/chromium") if p and os.path.exists(p)), None)
+if CHROMIUM is None and os.environ.get("FEUDO_REQUIRE_BROWSER"):  # .ci/run: a missing browser is a failure
+    pytest.fail("FEUDO_REQUIRE_BROWSER is set but Debian's chromium is not installed", pytrace=False)
 if CHROMIUM is None:  # pragma: no cover - .ci/run installs it
     pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
 

@@ -312,7 +312,7 @@ function render(t) {
     decision = h("section", { class: "panel", id: "decision" },
       h("p", { class: "decision" }, toAct == null ? "…" : `Waiting for ${names[toAct]}: ${(PHASE[o.phase] || o.phase).replace("your", "their").replace(/ \(click[^)]*\)/, "")}`));
   }
-  side.append(decision, playersView(t), handView(t), invites(t),
+  side.append(...[decision, playersView(t), handView(t), invites(t)].filter(Boolean),
     h("section", { class: "panel" }, h("h3", {}, "What happened"),
       h("div", { class: "log", id: "log", tabindex: 0 }, ...t.log.slice(-80).map(x => h("div", {}, x)))));
   view.replaceChildren(h("div", { class: "table" }, h("div", {}, board(t, boardActions, best),
