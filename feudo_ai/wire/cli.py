@@ -33,7 +33,9 @@ from engine import DataFileError
 from engine.checker import MAX_JSON_BYTES, read_file_bytes
 
 from .advisor import ServiceConfig
-from .server import DEFAULT_ADDRESS, FeudoServer, ListenError, ServerSettings
+from .server import DEFAULT_ADDRESS, FeudoServer, ListenError, ServerSettings, check_address
+
+DEFAULT_HTTP = "127.0.0.1:8080"
 
 log = logging.getLogger("feudo.service")
 ADVISE_HELP = __doc__.split("\n\n", 2)[2] if __doc__ else None  # the paragraphs on feudo advise
@@ -217,6 +219,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "default: in memory, matches end with the process")
     p.add_argument("--max-watch-streams", type=int, default=16,
                    help="WatchMatch streams open at once; beyond: RESOURCE_EXHAUSTED (default 16)")
+    p.add_argument("--http", default=None, metavar="ADDRESS",
+                   help=f"host:port of the same services over HTTP for browsers and curl (Connect protocol) and the "
+                        f"web table at / (default {DEFAULT_HTTP}; if that is taken and --http was not given, the "
+                        f"server goes on without HTTP and says so)")
+    p.add_argument("--no-http", action="store_true", help="serve no HTTP (gRPC only)")
+    p.add_argument("--no-grpc", action="store_true", help="serve no gRPC (HTTP only)")
     p.add_argument("--log-level", default="INFO", help="logging level (default INFO: one line per call)")
 
 
@@ -235,6 +243,17 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
     token = token_b.decode().strip() if token_b is not None else os.environ.get("FEUDO_ADVISOR_TOKEN") or None
     if token is not None and not token:
         raise ValueError("--token-file: the file is empty")
+    if args.no_http and args.http:
+        raise ValueError("--http and --no-http: choose one")
+    if args.no_http and args.no_grpc:
+        raise ValueError("--no-http and --no-grpc: nothing to serve")
+    http = None if args.no_http else args.http
+    if http is None and not args.no_http:  # the default: 8080 if free, otherwise none (said at start)
+        try:
+            check_address(DEFAULT_HTTP)
+            http = DEFAULT_HTTP
+        except ListenError as e:
+            args.http_skipped = str(e)
     if args.max_watch_streams < 1:
         raise ValueError(f"--max-watch-streams: expected a positive integer, got {args.max_watch_streams}")
     config = ServiceConfig(max_iterations=args.max_iterations, max_seconds=args.max_seconds,
@@ -243,7 +262,7 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
                            max_message_bytes=args.max_message_bytes, max_nodes=args.max_nodes)
     return ServerSettings(address=args.address, config=config, tls_cert=_read(args.tls_cert, "--tls-cert"),
                           tls_key=_read(args.tls_key, "--tls-key"), token=token, metrics_port=args.metrics_port,
-                          db=args.db, max_watch_streams=args.max_watch_streams)
+                          db=args.db, max_watch_streams=args.max_watch_streams, http=http, grpc=not args.no_grpc)
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -266,10 +285,15 @@ def serve(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     scheme = "TLS" if server.settings.tls_cert else "plaintext"
-    print(f"feudo advisor listening on {server.address} ({scheme}{', token required' if server.settings.token else ''}"
+    where = server.address if server.address else "(no gRPC)"
+    print(f"feudo advisor listening on {where} ({scheme}{', token required' if server.settings.token else ''}"
           f"{f', metrics on :{args.metrics_port}' if args.metrics_port is not None else ''}; search node pools at "
           f"most {server.settings.config.pool_bytes_max / 2**20:.0f} MB; "
           f"matches {'in ' + args.db if args.db else 'in memory'})", flush=True)
+    if server.http_address:
+        print(f"feudo web table and HTTP (Connect) services on http://{server.http_address}/", flush=True)
+    elif getattr(args, "http_skipped", None):
+        print(f"feudo: no HTTP: {args.http_skipped} (choose one with --http ADDRESS)", flush=True)
     while not stop.wait(0.5):
         pass
     server.drain(grace=args.grace, delay=args.drain_delay)

@@ -52,6 +52,8 @@ class ServerSettings:
     extra_workers: int = 8  # worker threads beyond the search cap, for cheap calls (health, DescribeGame, ...)
     db: str | None = None  # SQLite file of the matches; None: in memory
     max_watch_streams: int = 16  # WatchMatch streams open at once (each holds a worker thread)
+    http: str | None = None  # host:port of the same services over HTTP (Connect) and the web table; None: none
+    grpc: bool = True  # False: no gRPC listener (HTTP only)
 
 
 class ListenError(OSError):
@@ -113,10 +115,13 @@ class FeudoServer:
             options=[("grpc.max_receive_message_length", cfg.max_message_bytes),
                      ("grpc.max_send_message_length", cfg.max_message_bytes),
                      ("grpc.so_reuseport", 0)])
+        if not s.grpc and not s.http:
+            raise ValueError("neither gRPC nor HTTP: nothing to serve")
         # the port first: a server that cannot listen fails before the matches load and their bots resume
-        self.port = self._listen(s)
-        host = s.address.rsplit(":", 1)[0]
-        self.address = f"{host}:{self.port}"
+        self.port = self._listen(s) if s.grpc else None
+        self.address = f"{s.address.rsplit(':', 1)[0]}:{self.port}" if s.grpc else None
+        if s.http:
+            check_address(s.http)
         self.servicer = AdvisorServicer(cfg, self.metrics)
         apb_grpc.add_AdvisorServicer_to_server(self.servicer, self.server)
         self.matches = MatchService(s.db or ":memory:")
@@ -129,6 +134,11 @@ class FeudoServer:
                                              reflection.SERVICE_NAME), self.server)
         self._metrics_server: Any = None
         self._stopped = threading.Event()
+        self.http = None
+        if s.http:
+            from .web import http_server  # the same servicers and interceptors over HTTP (Connect), the web table
+            self.http = http_server(s.http, self, interceptors)
+        self.http_address = self.http.address if self.http is not None else None
 
     def _listen(self, s: ServerSettings) -> int:
         check_address(s.address)
@@ -147,7 +157,10 @@ class FeudoServer:
     def start(self, warm_up: bool = True) -> "FeudoServer":
         if warm_up:
             self.servicer.warm_up()
-        self.server.start()
+        if self.settings.grpc:
+            self.server.start()
+        if self.http is not None:
+            self.http.start()
         for name in self._service_names:
             self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
         if self.metrics is not None:
@@ -162,6 +175,8 @@ class FeudoServer:
         if delay > 0:
             time.sleep(delay)
         self.matches.begin_close()  # watch streams end, so they do not hold the stop for the whole grace
+        if self.http is not None:
+            self.http.stop()
         self.server.stop(grace).wait()
         self.matches.close()
         if self._metrics_server is not None:
@@ -171,6 +186,8 @@ class FeudoServer:
 
     def stop(self) -> None:
         self.matches.begin_close()
+        if self.http is not None:
+            self.http.stop()
         self.server.stop(None).wait()
         self.matches.close()
         self._stopped.set()
