@@ -151,3 +151,11 @@ def test_chance_nodes_use_explicit_seeds():
     while not st.is_chance_node():
         st.apply_action(rng.choice(st.legal_actions()))
     assert sample_chance(st, random.Random(1)) in st.legal_actions()
+
+
+def test_package_docstring_example_runs():
+    import doctest
+
+    import fief2
+    result = doctest.testmod(fief2)
+    assert result.attempted > 0 and result.failed == 0
