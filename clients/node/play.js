@@ -8,7 +8,8 @@
 //   3. Matches.WatchMatch: after each event, while this seat is to act (Matches.GetObservation), it asks
 //      Advisor.Suggest for the position built from what Matches gave it (the observation form: GetObservation's
 //      setup + observation, or the history form: that setup, castle_sites and the seat's WatchMatch entries),
-//      checks the advised action is among the legal actions, and submits it (Matches.SubmitAction at the
+//      checks that Advisor.LegalActions for that position are the match's legal actions and that the advised
+//      action is among them, and submits it (Matches.SubmitAction at the
 //      observed action count, so that a retry is applied once);
 //   4. at the MatchEnd: Matches.GetRecord, and a JSON summary on stdout.
 // Any error (a failed call, an advised action that is not legal, a match that does not end in time): exit 1.
@@ -82,7 +83,7 @@ function rangeOf(ranges, id) {
 function newSummary(o) {
   return {
     address: o.address, players: o.players, seat: o.seat, form: o.form, match_id: null,
-    decisions: 0, suggests: 0, advised_legal: 0, advised_illegal: 0, submits: 0, retries: 0,
+    decisions: 0, legal_checks: 0, suggests: 0, advised_legal: 0, advised_illegal: 0, submits: 0, retries: 0,
     events: 0, actions: 0, finished: false, winners: [], vp: [], by_range: {}, errors: [], seconds: 0,
   };
 }
@@ -94,7 +95,8 @@ async function play(o, summary) {
   const matches = createClient(Matches, transport);
   const started = Date.now();
   const deadline = started + o.timeoutMs;
-  const callMs = () => Math.max(1000, deadline - Date.now());   // every call's deadline: what is left of --timeout
+  // every unary call's options: the API token and a deadline at what is left of --timeout
+  const opts = () => ({ headers, timeoutMs: Math.max(1000, deadline - Date.now()) });
 
   // Every failed call is recorded with its method and gRPC status (a ConnectError's code is the gRPC code).
   async function call(method, f) {
@@ -112,7 +114,7 @@ async function play(o, summary) {
     ruleset: { case: "options", value: {} },
     map: { case: "mapSeed", value: BigInt(o.seed) },
   });
-  const game = (await call("DescribeGame", () => advisor.describeGame({ setup }, { headers, timeoutMs: callMs() }))).game;
+  const game = (await call("DescribeGame", () => advisor.describeGame({ setup }, opts()))).game;
   const ranges = game.actionRanges;
   if (ranges.length === 0 || game.numDistinctActions === 0) throw new Error("DescribeGame: no action ranges");
 
@@ -122,7 +124,7 @@ async function play(o, summary) {
                             : { player: { case: "bot", value: o.bots[Math.min(b++, o.bots.length - 1)] } });
   }
   const created = await call("CreateMatch", () =>
-    matches.createMatch({ setup, seats, seed: BigInt(o.seed) }, { headers, timeoutMs: callMs() }));
+    matches.createMatch({ setup, seats, seed: BigInt(o.seed) }, opts()));
   summary.match_id = created.matchId;
   const token = created.tokens.find((t) => t.seat === o.seat)?.token;
   if (!token) throw new Error(`CreateMatch: no token for seat ${o.seat}`);
@@ -147,18 +149,28 @@ async function play(o, summary) {
   // Every decision of this seat until it is not to act: Suggest, check, SubmitAction.
   async function playMyTurns() {
     for (;;) {
-      const obs = await call("GetObservation", () => matches.getObservation(seatCall, { headers, timeoutMs: callMs() }));
+      const obs = await call("GetObservation", () => matches.getObservation(seatCall, opts()));
       if (obs.finished || obs.toAct !== o.seat) return;
       // the history form needs every entry up to the observed count: wait for the stream to deliver them
       if (o.form === "history" && BigInt(entries.length) < obs.actionCount) return;
       summary.decisions++;
       const limits = { iterations: BigInt(o.iterations), seed: BigInt(o.seed + summary.decisions) };
       if (o.seconds !== undefined) limits.seconds = o.seconds;
+      const pos = position(obs);
+      // the Advisor's legal actions for the position must be the match's own (ids and texts, in order)
+      const asked = await call("LegalActions", () =>
+        advisor.legalActions({ position: pos, seat: o.seat }, opts()));
+      const words = (actions) => actions.map((a) => `${a.id} ${a.text}`).join("; ");
+      if (!asked.seatToAct || words(asked.actions) !== words(obs.legalActions)) {
+        throw new Error(`LegalActions at action count ${obs.actionCount} (seat_to_act=${asked.seatToAct}): ` +
+                        `${words(asked.actions)} != GetObservation's ${words(obs.legalActions)}`);
+      }
+      summary.legal_checks++;
       const advice = (await call("Suggest", () => advisor.suggest(
-        { position: position(obs), seat: o.seat, limits }, { headers, timeoutMs: callMs() }))).advice;
+        { position: pos, seat: o.seat, limits }, opts()))).advice;
       summary.suggests++;
       const best = advice?.best;
-      const legal = obs.legalActions.map((a) => a.id);
+      const legal = asked.actions.map((a) => a.id);
       if (!best || !legal.includes(best.id)) {
         summary.advised_illegal++;
         throw new Error(`Suggest advised ${best ? `${best.id} "${best.text}"` : "nothing"} at action count ` +
@@ -168,13 +180,13 @@ async function play(o, summary) {
       const range = rangeOf(ranges, best.id);
       summary.by_range[range] = (summary.by_range[range] ?? 0) + 1;
       const submit = { ...seatCall, action: best.id, expectedActionCount: obs.actionCount };
-      const done = await call("SubmitAction", () => matches.submitAction(submit, { headers, timeoutMs: callMs() }));
+      const done = await call("SubmitAction", () => matches.submitAction(submit, opts()));
       summary.submits++;
       if (done.retry || done.actionCount !== obs.actionCount + 1n) {
         throw new Error(`SubmitAction at ${obs.actionCount}: retry=${done.retry} action_count=${done.actionCount}`);
       }
       if (o.doubleSubmit) {   // the same call again: applied once, answered the same, flagged as a retry
-        const again = await call("SubmitAction", () => matches.submitAction(submit, { headers, timeoutMs: callMs() }));
+        const again = await call("SubmitAction", () => matches.submitAction(submit, opts()));
         if (!again.retry || again.actionCount !== done.actionCount) {
           throw new Error(`SubmitAction retry at ${obs.actionCount}: retry=${again.retry} ` +
                           `action_count=${again.actionCount} (first: ${done.actionCount})`);
@@ -216,10 +228,10 @@ async function play(o, summary) {
   }
   if (!summary.finished) throw new Error("WatchMatch ended without a MatchEnd");
 
-  const last = await call("GetObservation", () => matches.getObservation(seatCall, { headers, timeoutMs: callMs() }));
+  const last = await call("GetObservation", () => matches.getObservation(seatCall, opts()));
   if (!last.finished || last.toAct !== undefined) throw new Error("GetObservation: the match is not finished");
   const record = await call("GetRecord", () =>
-    matches.getRecord({ matchId: created.matchId }, { headers, timeoutMs: callMs() }));
+    matches.getRecord({ matchId: created.matchId }, opts()));
   summary.actions = record.actions.length;
   if (JSON.stringify([...record.winners]) !== JSON.stringify(summary.winners)) {
     throw new Error(`GetRecord winners ${[...record.winners]} != MatchEnd winners ${summary.winners}`);
