@@ -98,13 +98,17 @@ async function play(o, summary) {
   // every unary call's options: the API token and a deadline at what is left of --timeout
   const opts = () => ({ headers, timeoutMs: Math.max(1000, deadline - Date.now()) });
 
-  // Every failed call is recorded with its method and gRPC status (a ConnectError's code is the gRPC code).
+  // Every failed call is recorded once, with its method and gRPC status (a ConnectError's code is the gRPC code);
+  // this client's own checks throw plain Errors, passed on as they are.
+  const recorded = new WeakSet();
   async function call(method, f) {
     try {
       return await f();
     } catch (e) {
+      if (recorded.has(e) || (e instanceof Error && !(e instanceof ConnectError) && e.name !== "AbortError")) throw e;
       const err = ConnectError.from(e);
       summary.errors.push({ method, code: Code[err.code] ?? String(err.code), message: err.rawMessage });
+      recorded.add(err);
       throw err;
     }
   }
