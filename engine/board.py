@@ -694,3 +694,93 @@ def load_map(path_or_name: str | os.PathLike[str] | None = None, seed: int = 0,
         order = list(range(len(QUADRANTS)))
         random.Random(seed).shuffle(order)  # R3: boards assembled in random order; rotation follows the quadrant
     return assemble(boards, list(order), name, near, str(path))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Names a player finds on the board: terrain and grid coordinate (the engine's names stay as they are)
+# ---------------------------------------------------------------------------------------------------------------
+_TERRAIN = {Kind.HILL: "Hill", Kind.WOOD: "Wood", Kind.MOUNTAIN: "Mountain", Kind.VILLAGE: "Village",
+            Kind.CITY: "City", Kind.CENTRAL_HILL: "Central Hill"}
+_CODE_NAME = re.compile(r"([A-Z]\d+-\d+)(/[A-Z]\d+-\d+)*|r\d+c\d+|Central Hill")
+
+
+def grid_size(game_map: GameMap) -> tuple[int, int]:
+    """(rows, columns) of the grid the territories' cells lie on; (0, 0) for a map without cells."""
+    cells = [c for t in game_map.territories for c in t.cells]
+    if not cells:
+        return 0, 0
+    return max(r for r, _ in cells) + 1, max(c for _, c in cells) + 1
+
+
+def cell_name(row: int, col: int) -> str:
+    """A grid cell as a player reads it: the column a letter from A (AA after Z), the row a number from 1."""
+    letters, c = "", col
+    while True:
+        letters = chr(ord("A") + c % 26) + letters
+        c = c // 26 - 1
+        if c < 0:
+            break
+    return f"{letters}{row + 1}"
+
+
+def territory_labels(game_map: GameMap) -> list[str]:
+    """Per territory (id order): terrain and grid coordinate, e.g. "Wood C2", "City F2 Todenham", "Hill E1/F1"
+    (a joined corner), "Central Hill E5-F6"; a territory named by its map (not by a board code) adds its name.
+    Unique in the map (a territory without cells keeps its engine name)."""
+    out = []
+    for t in game_map.territories:
+        if not t.cells:
+            out.append(t.name)
+            continue
+        terrain = _TERRAIN[t.kind]
+        cells = sorted(t.cells)
+        if t.kind == Kind.CENTRAL_HILL and len(cells) > 2:
+            where = f"{cell_name(*cells[0])}-{cell_name(*cells[-1])}"
+        else:
+            where = "/".join(cell_name(*c) for c in cells)
+        label = f"{terrain} {where}"
+        if not _CODE_NAME.fullmatch(t.name):
+            label += f" {t.name}"
+        out.append(label)
+    seen: dict[str, int] = {}
+    for label in out:
+        seen[label] = seen.get(label, 0) + 1
+    return [f"{label} #{i}" if seen[label] > 1 else label for i, label in enumerate(out)]
+
+
+def castle_site_cells(game_map: GameMap) -> list[tuple[int, int] | None]:
+    """Per Castle site (id order): its cell, or None for a map without cells. A territory with one site gives its
+    first cell; the halves of a joined corner (R24) are told apart by the board of the cells next to them."""
+    board_of: dict[tuple[int, int], int] = {}
+    for t in game_map.territories:
+        if len(t.cells) == 1 and t.board >= 0:
+            board_of[t.cells[0]] = t.board
+    out: list[tuple[int, int] | None] = []
+    for s in game_map.castle_sites:
+        cells = game_map.territories[s.territory].cells
+        if not cells:
+            out.append(None)
+            continue
+        pick = cells[0]
+        if len(cells) > 1:
+            for r, c in cells:
+                near = {board_of.get((r + dr, c + dc)) for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1))}
+                if s.board in near:
+                    pick = (r, c)
+                    break
+        out.append(pick)
+    return out
+
+
+def castle_site_labels(game_map: GameMap) -> list[str]:
+    """Per Castle site (id order): its cell's terrain and coordinate ("Hill A1"; the two halves of a joined corner
+    name their own cells); unique in the map."""
+    labels = territory_labels(game_map)
+    out = []
+    for s, cell in zip(game_map.castle_sites, castle_site_cells(game_map)):
+        t = game_map.territories[s.territory]
+        out.append(f"{_TERRAIN[t.kind]} {cell_name(*cell)}" if cell is not None else f"{labels[t.id]} site {s.id}")
+    seen: dict[str, int] = {}
+    for label in out:
+        seen[label] = seen.get(label, 0) + 1
+    return [f"{label} site {i}" if seen[label] > 1 else label for i, label in enumerate(out)]

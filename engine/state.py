@@ -951,28 +951,36 @@ class State:
         self._start_turn()
 
     # -- plague (R18) --------------------------------------------------------------------------------------
+    def plague_strikes(self, k: int) -> tuple[int, set[int]]:
+        """Where plague card ``k`` drawn now leaves the Plague Token, and the territories it strikes (R18): a move
+        card's Village and its neighbours, Lingering Plague the current Village and its neighbours, Border and
+        Cross their Hills, Fog none (its friars are the Convent's tokens). Tokens in Castles, Cities and the
+        Convent are safe wherever the card strikes."""
+        g, m = self.game, self.game.map
+        card = g.ruleset.plague_cards[k]
+        v = self.plague_village
+        if card.effect == "move":
+            d = "NESW".index(card.direction)
+            for _ in range(card.steps):
+                v = m.village_next[v][d]
+            return v, {v, *g.neighbors[v]}
+        if card.effect == "lingering":
+            return v, {v, *g.neighbors[v]}
+        if card.effect == "border":
+            return v, set(m.border_hills)
+        if card.effect == "cross":
+            return v, set(m.cross_hills)
+        return v, set()
+
     def _plague(self, k: int) -> None:
         g, rs = self.game, self.game.ruleset
         card = rs.plague_cards[k]
         self.plague_drawn[k] += 1
         self.plague_history.append(k)
         self.plague_card = k
-        m = g.map
-        hit: set[int] = set()
-        if card.effect == "move":
-            d = "NESW".index(card.direction)
-            v = self.plague_village
-            for _ in range(card.steps):
-                v = m.village_next[v][d]
-            self.plague_village = v
-            hit = {v, *g.neighbors[v]}
-        elif card.effect == "lingering":
-            hit = {self.plague_village, *g.neighbors[self.plague_village]}
-        elif card.effect == "border":
-            hit = set(m.border_hills)
-        elif card.effect == "cross":
-            hit = set(m.cross_hills)
-        elif card.effect == "fog" and g.central is not None:
+        village, hit = self.plague_strikes(k)
+        self.plague_village = village
+        if card.effect == "fog" and g.central is not None:
             for p in range(g.num_players):
                 for t in range(g.num_tokens):
                     if self.loc[p][t] == g.central:

@@ -13,7 +13,9 @@ import threading
 from typing import Any
 
 from engine import PLAYER_NAMES, sample_chance
+from engine.actions import ActionInfo, action_info
 from engine.history import Entry, SeatReplay, apply_logged
+from engine.outcomes import outcomes
 from engine.state import CHANCE, TERMINAL
 
 from .spec import MatchSetup
@@ -41,6 +43,9 @@ class Match:
         self.actions: list[int] = []
         self.entries: list[Entry] = []  # full entries: never sent as they are, only through event()
         self._texts: list[str] = []  # full texts (a pick's text names the card): only through event()
+        # per action: (phase, turn, structured action, public outcomes, the actor's own outcomes of a pick or None)
+        # computed once from the positions before and after it (engine.outcomes); only through event()
+        self._details: list[tuple[int, int, ActionInfo, list, list | None]] = []
         self.views = {p: SeatReplay(self.start, p) for p in setup.bot_seats}
         self.lock = threading.RLock()
         self.changed = threading.Condition(self.lock)
@@ -65,7 +70,11 @@ class Match:
     def apply(self, action: int) -> Entry:
         """Apply a legal action (the caller has checked it and logged it in the store)."""
         text = self.state.action_to_string(action)
+        before = self.state.clone()
         entry = apply_logged(self.state, action)
+        public = outcomes(before, action, self.state)  # a spectator's: every pick hidden (R22)
+        own = outcomes(before, action, self.state, viewer=entry.player) if entry.pick else None
+        self._details.append((int(before.phase), before.turn, action_info(before, action), public, own))
         self.actions.append(action)
         self.entries.append(entry)
         self._texts.append(text)
@@ -90,19 +99,24 @@ class Match:
         if entry.trades:
             text += "; Trading Cards turned over: " + ", ".join(
                 f"{player_name(q)} {values[c]}" for q, c in entry.trades)
+        phase, turn, info, public, own = self._details[index]
+        mine = own is not None and not entry.hidden and seat is not None and seat == entry.player
         return {"kind": "action", "index": index, "action_count": index + 1, "player": entry.player,
                 "action": entry.action, "pick": entry.pick, "trades": [list(t) for t in entry.trades],
-                "text": text if entry.player == CHANCE else f"{who}: {text}"}
+                "text": text if entry.player == CHANCE else f"{who}: {text}", "phase": phase, "turn": turn,
+                "info": None if entry.hidden else info, "action_text": None if entry.hidden else self._texts[index],
+                "outcomes": own if mine else public}
 
     def end_event(self) -> dict[str, Any]:
-        return {"kind": "end", "action_count": self.action_count, "winners": list(self.state.winners),
+        return {"kind": "end", "action_count": self.action_count, "turn": self.state.turn,
+                "winners": list(self.state.winners),
                 "vp": list(self.state.vp), "returns": list(self.state.returns())}
 
     def observation(self, seat: int) -> dict[str, Any]:
         """The engine's R22 view of ``seat``, with its legal actions when it is to act."""
         cp = self.state.current_player()
-        legal = ([{"action": a, "text": self.state.action_to_string(a)} for a in self.state.legal_actions()]
-                 if cp == seat else [])
+        legal = ([{"action": a, "text": self.state.action_to_string(a), "info": action_info(self.state, a)}
+                  for a in self.state.legal_actions()] if cp == seat else [])
         return {"match_id": self.id, "seat": seat, "action_count": self.action_count, "current_player": cp,
                 "finished": cp == TERMINAL, "observation": self.state.observation(seat), "legal_actions": legal}
 

@@ -338,17 +338,16 @@ class AdvisorServicer(apb_grpc.AdvisorServicer):
         try:
             view = convert.load_view(observed, path)
         except NotToAct as e:  # a waiting seat's view the loader cannot build: who is to act, no actions
-            return apb.LegalActionsResponse(current_player=e.actor,
-                                            phase=convert.phase_to_proto(observed.observation["phase"]))
-        out = apb.LegalActionsResponse(current_player=view.current_player(),
-                                       phase=convert.phase_to_proto(view.phase))
+            return _legal_response(request.seat, e.actor, observed.observation["phase"])
+        out = _legal_response(request.seat, view.current_player(), view.phase)
         try:
             root = decision_root(view, request.seat)
         except NotToAct:
             return out  # the seat has nothing to decide here
         out.seat_to_act = True
         out.phase = convert.phase_to_proto(root.phase)
-        out.actions.extend(gpb.Action(id=a, text=root.action_to_string(a)) for a in root.legal_actions())
+        ref = root.to_reference() if hasattr(root, "to_reference") else root  # a compiled root: converted once
+        out.actions.extend(convert.action_to_proto(ref, a) for a in root.legal_actions())
         return out
 
     def RenderPosition(self, request: apb.RenderPositionRequest,
@@ -395,6 +394,16 @@ class AdvisorServicer(apb_grpc.AdvisorServicer):
         s = advice.stats
         call.set(decision=advice.decision, best=advice.best_text, iterations=s.iterations,
                  search_seconds=round(s.elapsed, 4), stopped_by=s.stopped_by)
+
+
+def _legal_response(seat: int, current_player: int, phase: int) -> apb.LegalActionsResponse:
+    """A LegalActions answer's description of the position: the phase and who is to act (three ways)."""
+    to_act, actor = convert.actor_fields(current_player)
+    out = apb.LegalActionsResponse(current_player=current_player, phase=convert.phase_to_proto(phase), actor=actor,
+                                   seat=seat)
+    if to_act is not None:
+        out.to_act = to_act
+    return out
 
 
 def _slice_seed(seed: int, i: int) -> int:

@@ -25,7 +25,10 @@ import re
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from engine import CASTLE, CHANCE, DEAD, DataFileError, Game, GameMap, Phase, StateError, load_map, load_ruleset
-from engine.board import MAPS_DIR, assemble
+from engine import outcomes as eo
+from engine.actions import ActionInfo, action_info
+from engine.board import MAPS_DIR, assemble, castle_site_cells, castle_site_labels, grid_size, territory_labels
+from engine.state import TERMINAL
 from engine.ruleset import ruleset_from_dict
 from engine.serialize import state_from_dict, state_from_json
 from feudo.v1 import advisor_pb2 as apb
@@ -178,6 +181,9 @@ def observation_dict(game: Game, obs: gpb.Observation, seat: int, path: str = "p
     by the engine's loader in :meth:`ObservedPosition.to_state`)."""
     n, k, T = game.num_players, game.num_tokens, game.num_territories
     nt = len(game.ruleset.trading_cards)
+    if obs.HasField("seat") and obs.seat != seat:
+        raise PositionError(f"{path}.seat: the observation is seat {obs.seat}'s, but the request asks for seat "
+                            f"{seat} (the request's seat must be the observation's)")
     if obs.phase not in _ENGINE_TO_PHASE.values():
         raise PositionError(f"{path}.phase: expected a phase other than PHASE_UNSPECIFIED, got {obs.phase}")
     _count(f"{path}.players", obs.players, n, "players (one per seat)")
@@ -328,7 +334,60 @@ def observation_from_dict(game: Game, obs: Mapping[str, Any]) -> gpb.Observation
     c.advanced.extend(obs["advanced"])
     for p, x, toks, baron in obs["won"]:
         c.won.add(player=p, territory=x, tokens=toks, baron_took_part=baron)
+    describe_observation(msg, obs)
     return msg
+
+
+_STAGE = {name: i + 1 for i, name in enumerate(eo.STAGES)}  # proto Stage: 0 is UNSPECIFIED, then eo.STAGES
+
+
+def stage_to_proto(phase: int) -> int:
+    """The ``feudo.v1.Stage`` of an engine phase."""
+    return _STAGE[eo.stage_of(phase)]
+
+
+def actor_fields(current_player: int) -> tuple[int | None, int]:
+    """(to_act or None, ``feudo.v1.Actor``) of the engine's current_player (a seat, CHANCE -1, TERMINAL -4)."""
+    if current_player >= 0:
+        return current_player, gpb.ACTOR_PLAYER
+    if current_player == CHANCE:
+        return None, gpb.ACTOR_CHANCE
+    return None, gpb.ACTOR_NOBODY
+
+
+def describe_observation(msg: gpb.Observation, obs: Mapping[str, Any]) -> None:
+    """Fill the self-describing fields of an observation message (seat, to_act, actor, stage, and the context's
+    unambiguous army_card_round / advancing) from ``state.observation(seat)``'s dict."""
+    phase = int(obs["phase"])
+    msg.seat = int(obs["seat"])
+    msg.stage = stage_to_proto(phase)
+    cp = obs.get("current_player")
+    if cp is None:
+        cp = _current_player(obs)
+    to_act, actor = actor_fields(int(cp))
+    msg.actor = actor
+    if to_act is not None:
+        msg.to_act = to_act
+    if phase in (Phase.REVEAL, Phase.MOVE, Phase.MILADY):
+        msg.context.army_card_round = obs["round"]
+    elif phase == Phase.ADVANCE:
+        msg.context.advancing = obs["round"]
+
+
+def _current_player(obs: Mapping[str, Any]) -> int:
+    """The engine's current_player of an observation dict (as State.current_player, public fields only)."""
+    ph = Phase(int(obs["phase"]))
+    if ph == Phase.TERMINAL:
+        return TERMINAL
+    if ph in (Phase.CHANCE_PLACER, Phase.CHANCE_DECIDER, Phase.CHANCE_PLAGUE):
+        return CHANCE
+    if ph in (Phase.PLACE_CASTLE, Phase.SELECT):
+        return int(obs["cursor"])
+    if ph == Phase.CHOOSE_ORDER:
+        return int(obs["decider"])
+    if ph == Phase.ADVANCE:
+        return int(obs["won"][obs["round"]][0])
+    return int(obs["order"][obs["cursor"]])
 
 
 # The engine loader names its own fields; a client knows the message's. One table translates the first.
@@ -353,10 +412,52 @@ _OTHER_FIELDS = {
 _ENGINE_PATH = re.compile(r"^state\.(\w+)((?:\[\d+\])*)")
 
 
+# What the engine's integer ranges mean on the wire, by the message field's last name: the engine encodes "none"
+# as -1 (and a dead token's place as -2), the wire as an unset optional field (or `place`). One table: every
+# range error of the loader names the message's field with the wire's meaning (e.g. "expected a territory id in
+# [0, 92] (with place PLACE_MAP), got 200", never "expected an integer in [-2, 92]").
+_WIRE_MEANING = {
+    "territory": ("a territory id", ""), "target": ("a territory id", ", or unset (no attack declared)"),
+    "village": ("a Village's territory id", ", or unset (no Plague Token)"),
+    "castle_site": ("a castle site id", ", or unset (no Castle yet)"),
+    "token": ("a token index", ", or unset (no revealed token)"), "tokens": ("a token index", ""),
+    "joiners": ("a token index", ""), "advanced": ("a token index", ""), "army_cards": ("a token index", ""),
+    "decider": ("a player", ", or unset (none)"), "player": ("a player", ""), "order": ("a player", ""),
+    "placed": ("a player", ""), "winners": ("a player", ""), "city_owners": ("a player", ""),
+    "revealed_trading_card": ("a Trading Card index", ", or unset (not turned over)"),
+    "trading_card": ("a Trading Card index", ", or unset (none selected)"),
+    "history": ("a plague card kind", ""), "card_this_turn": ("a plague card kind", ", or unset (none drawn)"),
+    "cursor": ("an index (see TurnContext.cursor)", ""), "rests_until_turn": ("a turn number", ""),
+}
+_WON_FIELDS = ("player", "territory", "tokens", "baron_took_part")
+_RANGE = re.compile(r": expected an integer in \[(-?\d+), (-?\d+)\], got (?:number )?(.*)$")
+
+
+def _wire_terms(field: str, rest: str) -> str:
+    """The loader's words for a message field in the wire's terms (see _WIRE_MEANING)."""
+    field = re.sub(r"won\[(\d+)\]\[(\d)\]", lambda m: f"won[{m.group(1)}].{_WON_FIELDS[int(m.group(2))]}", field)
+    m = _RANGE.match(rest)
+    if m:
+        lo, hi, got = int(m.group(1)), int(m.group(2)), m.group(3)
+        name = re.sub(r"\[\d+\]", "", field.rsplit(".", 1)[-1])
+        what, unset = _WIRE_MEANING.get(name, ("a value", ""))
+        if lo >= 0:
+            unset = ""
+        rest = f": expected {what} in [{max(lo, 0)}, {hi}]{unset}, got {got}"
+        if name == "territory" and ".tokens[" in field:
+            rest = f": expected {what} in [{max(lo, 0)}, {hi}] (with place PLACE_MAP), got {got}"
+    return f"{field}{rest.replace('got number ', 'got ')}"
+
+
 def _translate(message: str, path: str, seat: int) -> str:
+    return _wire_terms(*_translate_path(message, path, seat))
+
+
+def _translate_path(message: str, path: str, seat: int) -> tuple[str, str]:
+    """(the message's field path, the rest of the loader's message) of a loader error."""
     m = _ENGINE_PATH.match(message)
     if not m:
-        return f"{path}: {message.removeprefix('state: ')}"
+        return path, f": {message.removeprefix('state: ')}"
     name, idx = m.group(1), [int(i) for i in re.findall(r"\d+", m.group(2))]
     rest = message[m.end():]
     if name in _PLAYER_FIELDS and idx:
@@ -366,10 +467,10 @@ def _translate(message: str, path: str, seat: int) -> str:
             template = _PLAYER_FIELDS[name]
             field = template.format(*idx, *([0] * 2)) if template.count("{") <= len(idx) else \
                 template.split("[{1}]")[0].format(idx[0])
-        return f"{path}.{field}{rest}"
+        return f"{path}.{field}", rest
     if name in _OTHER_FIELDS:
-        return f"{path}.{_OTHER_FIELDS[name]}{m.group(2)}{rest}"
-    return f"{path}.{name}{m.group(2)}{rest}"
+        return f"{path}.{_OTHER_FIELDS[name]}{m.group(2)}", rest
+    return f"{path}.{name}{m.group(2)}", rest
 
 
 MAX_TURN = 1000  # turn numbers (and rest_until, tie-break turns): a game has at most ~100 + the tie-break cap
@@ -617,6 +718,23 @@ def _action(a: int, text: str) -> gpb.Action:
     return gpb.Action(id=a, text=text)
 
 
+def info_to_proto(a: int, text: str, info: ActionInfo) -> gpb.Action:
+    """An ``Action`` with its structured fields (:class:`engine.actions.ActionInfo`)."""
+    msg = gpb.Action(id=a, text=text, kind=gpb.ActionKind.Value("ACTION_KIND_" + info.kind),
+                     from_castle=info.from_castle, order=list(info.order))
+    for name in ("player", "token", "trading_card", "from_territory", "to_territory", "cost", "castle_site",
+                 "target_player", "plague_card"):
+        v = getattr(info, name)
+        if v >= 0:
+            setattr(msg, name, v)
+    return msg
+
+
+def action_to_proto(state: Any, a: int) -> gpb.Action:
+    """A legal action of ``state`` with its text and structured fields (LegalActions, GetObservation)."""
+    return info_to_proto(a, state.action_to_string(a), action_info(state, a))
+
+
 def advice_to_proto(advice: Advice) -> apb.Advice:
     s = advice.stats
     return apb.Advice(
@@ -694,9 +812,12 @@ def describe_game(game: Game, setup: gpb.GameSetup) -> gpb.GameDescription:
         map_name=m.name,
         territories=[gpb.Territory(id=t.id, name=t.name, kind=_KIND[int(t.kind)], neighbours=list(t.neighbors),
                                    board=t.board, outer_edge=t.outer_edge, joined_corner=t.joined_corner,
-                                   cross=t.cross, cells=[x for cell in t.cells for x in cell])
-                     for t in m.territories],
-        castle_sites=[gpb.CastleSite(id=s.id, territory=s.territory, board=s.board) for s in m.castle_sites],
+                                   cross=t.cross, cells=[x for cell in t.cells for x in cell], label=label)
+                     for t, label in zip(m.territories, territory_labels(m))],
+        castle_sites=[gpb.CastleSite(id=s.id, territory=s.territory, board=s.board, label=label,
+                                     **({} if cell is None else {"row": cell[0], "column": cell[1]}))
+                      for s, label, cell in zip(m.castle_sites, castle_site_labels(m), castle_site_cells(m))],
+        grid_rows=grid_size(m)[0], grid_columns=grid_size(m)[1],
         plague_start=m.plague_start,
         plague_lattice=[gpb.PlagueLatticeNode(village=v, north=nx[0], east=nx[1], south=nx[2], west=nx[3])
                         for v, nx in m.village_next.items()],
@@ -785,6 +906,8 @@ def request_from_setup(setup: MatchSetup) -> mpb.CreateMatchRequest:
 def entry_to_proto(ev: dict) -> gpb.HistoryEntry:
     e = gpb.HistoryEntry(pick=ev["pick"],
                          trading_cards_revealed=[gpb.TradingCardReveal(player=q, card=c) for q, c in ev["trades"]])
+    if "phase" in ev:
+        e.phase = phase_to_proto(ev["phase"])
     if ev["player"] >= 0:
         e.player = ev["player"]
     if ev["action"] is None:
@@ -797,5 +920,89 @@ def entry_to_proto(ev: dict) -> gpb.HistoryEntry:
 def event_to_proto(ev: dict) -> mpb.MatchEvent:
     if ev["kind"] == "end":
         return mpb.MatchEvent(action_count=ev["action_count"], end=mpb.MatchEnd(winners=ev["winners"], vp=ev["vp"]),
-                              text="the match is over")
-    return mpb.MatchEvent(action_count=ev["action_count"], entry=entry_to_proto(ev), text=ev["text"])
+                              text="the match is over", phase=gpb.PHASE_TERMINAL, stage=gpb.STAGE_GAME_OVER,
+                              turn=ev.get("turn", 0))
+    msg = mpb.MatchEvent(action_count=ev["action_count"], entry=entry_to_proto(ev), text=ev["text"])
+    if "phase" in ev:
+        msg.phase = phase_to_proto(ev["phase"])
+        msg.stage = stage_to_proto(ev["phase"])
+        msg.turn = ev["turn"]
+    if ev.get("info") is not None:
+        msg.action.CopyFrom(info_to_proto(ev["action"], ev["action_text"], ev["info"]))
+    msg.outcomes.extend(outcome_to_proto(o) for o in ev.get("outcomes", ()))
+    return msg
+
+
+def _set_opt(msg: Any, **fields: int) -> Any:
+    for name, v in fields.items():
+        if v >= 0:
+            setattr(msg, name, v)
+    return msg
+
+
+_LOSS = {"eliminated": mpb.LOSS_KIND_ELIMINATED, "wounded": mpb.LOSS_KIND_WOUNDED, "stricken": mpb.LOSS_KIND_STRICKEN}
+_VP_REASON = {"elimination": mpb.VP_REASON_ELIMINATION, "city_conquered": mpb.VP_REASON_CITY_CONQUERED,
+              "city_lost": mpb.VP_REASON_CITY_LOST, "king_cowards": mpb.VP_REASON_KING_COWARDS}
+_MOVE = {"move": mpb.MOVE_KIND_MOVE, "march": mpb.MOVE_KIND_MARCH, "advance": mpb.MOVE_KIND_ADVANCE}
+
+
+def _loss(x: eo.Loss) -> mpb.TokenLoss:
+    return _set_opt(mpb.TokenLoss(player=x.player, token=x.token, result=_LOSS[x.result]), territory=x.territory)
+
+
+def _vp(v: eo.VpChange) -> mpb.VpChange:
+    return mpb.VpChange(player=v.player, delta=v.delta, vp=v.vp, reason=_VP_REASON[v.reason], text=v.text)
+
+
+def outcome_to_proto(o: Any) -> mpb.Outcome:
+    """One :mod:`engine.outcomes` outcome as an ``Outcome`` message (its ``oneof`` names the kind)."""
+    if isinstance(o, eo.Fight):
+        f = _set_opt(mpb.FightOutcome(
+            attacker=o.attacker, territory=o.territory,
+            attackers=[mpb.Fighter(player=x.player, token=x.token, strength=x.strength) for x in o.attackers],
+            defenders=[mpb.Fighter(player=x.player, token=x.token, strength=x.strength) for x in o.defenders],
+            attack_strength=o.attack_strength, defence_strength=o.defence_strength, terrain_bonus=o.terrain_bonus,
+            attacker_won=o.attacker_won, attackers_lost=[_loss(x) for x in o.attackers_lost],
+            defenders_lost=[_loss(x) for x in o.defenders_lost], vp_changes=[_vp(v) for v in o.vp_changes]),
+            winner=o.winner, city_owner_before=o.city_owner_before)
+        return mpb.Outcome(fight=f)
+    if isinstance(o, eo.Plague):
+        return mpb.Outcome(plague=_set_opt(mpb.PlagueOutcome(
+            card=o.card, name=o.name, effect=o.effect, territories_struck=list(o.struck),
+            victims=[_loss(x) for x in o.victims]), village_before=o.village_before, village_after=o.village_after))
+    if isinstance(o, eo.Reveal):
+        return mpb.Outcome(reveal=_set_opt(mpb.RevealOutcome(player=o.player, token=o.token), territory=o.territory))
+    if isinstance(o, eo.TradingCardReveal):
+        return mpb.Outcome(trading_card=mpb.TradingCardOutcome(player=o.player, card=o.card, value=o.value,
+                                                               shillings=o.shillings))
+    if isinstance(o, eo.Move):
+        return mpb.Outcome(move=_set_opt(mpb.MoveOutcome(
+            player=o.player, token=o.token, kind=_MOVE[o.how], to_territory=o.destination, cost=max(o.cost, 0),
+            shillings_left=o.shillings_left), from_territory=o.origin))
+    if isinstance(o, eo.Milady):
+        return mpb.Outcome(milady=_set_opt(mpb.MiladyOutcome(player=o.player, infected=[_loss(x) for x in o.infected]),
+                                           territory=o.territory, charmed=o.charmed))
+    if isinstance(o, eo.CastlePlaced):
+        return mpb.Outcome(castle_placed=mpb.CastlePlacedOutcome(player=o.player, castle_site=o.site,
+                                                                 territory=o.territory))
+    if isinstance(o, eo.OrderChosen):
+        return mpb.Outcome(order=mpb.OrderOutcome(decider=o.decider, order=list(o.order)))
+    if isinstance(o, eo.Pick):
+        return mpb.Outcome(pick=_set_opt(mpb.PickOutcome(player=o.player, selection_done=o.done), token=o.token,
+                                         trading_card=o.trading_card))
+    if isinstance(o, eo.ChanceDraw):
+        purpose = (mpb.ChanceOutcome.PURPOSE_CASTLE_PLACER if o.purpose == "castle_placer"
+                   else mpb.ChanceOutcome.PURPOSE_ORDER_DECIDER)
+        return mpb.Outcome(chance=mpb.ChanceOutcome(purpose=purpose, player=o.player))
+    if isinstance(o, eo.PhaseChange):
+        return mpb.Outcome(phase_change=mpb.PhaseChangeOutcome(
+            turn=o.turn, tiebreak=o.tiebreak, stage=_STAGE[o.stage], phase=phase_to_proto(o.phase),
+            stage_before=_STAGE[o.stage_before], turn_before=o.turn_before))
+    if isinstance(o, eo.TurnEnd):
+        return mpb.Outcome(turn_end=mpb.TurnEndOutcome(turn=o.turn, vp=list(o.vp),
+                                                       tiebreak_players=list(o.tiebreak_players)))
+    if isinstance(o, eo.GameEnd):
+        return mpb.Outcome(game_end=mpb.GameEndOutcome(winners=list(o.winners), vp=list(o.vp)))
+    if isinstance(o, eo.VpChange):
+        return mpb.Outcome(vp_change=_vp(o))
+    raise TypeError(f"outcome: unknown kind {type(o).__name__}")

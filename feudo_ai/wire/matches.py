@@ -22,7 +22,8 @@ from feudo.v1 import matches_pb2_grpc as mpb_grpc
 from ..matches.errors import MatchError, ResourceExhausted
 from ..matches.service import MatchService
 from ..matches.spec import MatchSetup
-from .convert import event_to_proto, observation_from_dict, request_from_setup, setup_from_game, setup_from_request
+from .convert import (event_to_proto, info_to_proto, observation_from_dict, request_from_setup, setup_from_game,
+                      setup_from_request)
 from .plumbing import current_call
 
 SERVICE_NAME = mpb.DESCRIPTOR.services_by_name["Matches"].full_name  # "feudo.v1.Matches"
@@ -56,7 +57,7 @@ class MatchesServicer(mpb_grpc.MatchesServicer):
         game = self.service.game_of(req.match_id)
         resp = mpb.GetObservationResponse(action_count=o["action_count"], finished=o["finished"],
                                           observation=observation_from_dict(game, o["observation"]),
-                                          legal_actions=[gpb.Action(id=a["action"], text=a["text"])
+                                          legal_actions=[info_to_proto(a["action"], a["text"], a["info"])
                                                          for a in o["legal_actions"]])
         if o["current_player"] >= 0:
             resp.to_act = o["current_player"]
@@ -95,6 +96,7 @@ class MatchesServicer(mpb_grpc.MatchesServicer):
                                 winners=s["winners"], created=s["created"])
             if s["current_player"] >= 0:
                 m.to_act = s["current_player"]
+            m.setup.CopyFrom(setup_from_game(self.service.game_of(s["match_id"])))  # the game only, never the seed
         return out
 
     def GetRecord(self, req: mpb.GetRecordRequest, context: grpc.ServicerContext) -> mpb.GetRecordResponse:
