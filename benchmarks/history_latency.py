@@ -8,7 +8,7 @@ seat's whole history (`Position.history`: the setup and every entry as the seat 
 the log of WatchMatch does). It measures, at the decisions of each turn of ``--turns``, the LegalActions
 latency (client side, whole call) and, at up to ``--suggests`` decisions of that turn, a Suggest with
 ``limits.seconds`` (its latency, ``stats.elapsed_seconds`` and iterations). ``cold`` repeats the turn's
-LegalActions with the server's history cache emptied first (when the server has one): the cost of a history the
+LegalActions with an empty history cache for that call (when the server has one): the cost of a history the
 server has never seen. The server runs in this process (one gRPC channel; the client only sends prepared
 messages). Prints JSON with its provenance. Not a test: nothing here asserts.
 """
@@ -100,11 +100,13 @@ def main(argv: list[str] | None = None) -> int:
                 row["suggest"].append(time.perf_counter() - t0)
                 row["elapsed"].append(resp.advice.stats.elapsed_seconds)
                 row["iterations"].append(resp.advice.stats.iterations)
-                if cache is not None:
-                    cache.clear()
+                if cache is not None:  # a history the server has never seen: an empty cache for this call only
+                    server.servicer.history_cache = type(cache)(cache.max_entries)
                 t0 = time.perf_counter()
                 stub.LegalActions(req, timeout=30)
                 row["cold"].append(time.perf_counter() - t0)
+                if cache is not None:
+                    server.servicer.history_cache = cache
     finally:
         channel.close()
         server.stop()
