@@ -3,14 +3,18 @@ RenderPosition (:mod:`.render`). A subclass of the generated ``AdvisorServicer``
 ``add_AdvisorServicer_to_server`` and served through :class:`~feudo_ai.wire.plumbing.CallInterceptor` (the call's
 clock and log line, error mapping: :func:`status_of`).
 
-Stateless: every call carries its position, so replicas are interchangeable. Behaviour under pressure:
+Stateless: every call carries its position, so replicas are interchangeable (the history cache,
+:mod:`.history_cache`, keeps replays of recent histories: it changes the cost of an answer, never the answer; the
+match form reads a hosted match's seat view from the server's :class:`~feudo_ai.matches.MatchService`).
+Behaviour under pressure:
 
 - every limit of a request is checked against the server's caps (:class:`ServiceConfig`): a bad value (zero, NaN,
   negative) is ``INVALID_ARGUMENT``, one beyond a cap ``RESOURCE_EXHAUSTED``; so is a search beyond the cap on
   concurrent searches or on the C search threads they run (``max_search_threads``, 8 per core): no queue grows
   without bound, the caller retries or asks another replica;
 - ``limits.seconds`` is the time of the answer from the call's arrival (stamped by the interceptor in gRPC's
-  event loop): the search
+  event loop), reading the position included (the search's options are made once it is read, with a floor of
+  ``MIN_SEARCH_SHARE`` of the budget): the search
   ends a reserve before it, the 95th percentile of the recent calls' time from the search's end to the call's
   end (see :meth:`AdvisorServicer.reserve`), so time spent queued and answering comes out of the search;
 - the call's gRPC deadline is one more limit: the search ends ``deadline_margin`` before it (or a quarter of the
