@@ -263,7 +263,7 @@ def test_record_options_refuses_what_it_cannot_record(tmp_path) -> None:
 RESULTS = os.path.join(ROOT, "benchmarks", "results")
 # every benchmark that writes or prints JSON records where it comes from (benchmarks/provenance.py)
 JSON_BENCHMARKS = ("strength.py", "fast_search_speed.py", "search_speed.py", "core_speed.py", "core_diff.py",
-                   "service_load.py", "vs_openspiel.py", "evaluation_calibration.py")
+                   "service_load.py", "vs_openspiel.py", "evaluation_calibration.py", "history_latency.py")
 
 
 def _provenance_module():

@@ -700,7 +700,8 @@ def advice_from_proto(msg: apb.Advice) -> Advice:
                           threads=s.threads, elapsed=s.elapsed_seconds,
                           iterations_per_s=s.iterations_per_second or None, stopped_by=s.stopped_by or None,
                           limited=s.limited, pool_full=s.pool_full, max_depth=s.max_depth,
-                          worlds_sampled=s.worlds_sampled, seed=s.seed, searches=s.searches))
+                          worlds_sampled=s.worlds_sampled, seed=s.seed, searches=s.searches,
+                          search_seconds=s.search_seconds))
 
 
 # ------------------------------------------------------------------------------------------------ DescribeGame
