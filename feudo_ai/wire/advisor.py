@@ -109,7 +109,7 @@ class ServiceConfig:
     search_nice: int = 10
     default_interval: float = 0.5  # Analyze updates when the request gives none
     min_interval: float = 0.05
-    # replays of recent histories kept (feudo_ai/wire/history_cache.py: ~20 KB each, LRU); 0: no cache
+    # replays of recent histories kept (feudo_ai/wire/history_cache.py: ~25 KB each, LRU); 0: no cache
     history_cache_entries: int = 512
 
     @property
