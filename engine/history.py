@@ -243,6 +243,19 @@ class SeatReplay:
     def state(self) -> State:
         return self._state
 
+    def clone(self) -> "SeatReplay":
+        """An independent copy: pushing entries to it leaves this replay as it is (the Advisor's history cache
+        keeps replays and goes on from copies of them)."""
+        other = SeatReplay.__new__(SeatReplay)
+        other._state = self._state.clone()
+        other.seat = self.seat
+        other.count = self.count
+        other._snapshot = self._snapshot  # never changed in place: replaced at a new turn, cloned to replay
+        other._window = list(self._window)  # entries are frozen
+        other._window_start = self._window_start
+        other._plans = dict(self._plans)  # plans are replaced, never changed in place
+        return other
+
     def push(self, entry: Entry) -> None:
         """Apply the next entry; :class:`HistoryError` (naming the entry) when no repair makes it possible."""
         if not isinstance(entry, Entry):

@@ -3,14 +3,18 @@ RenderPosition (:mod:`.render`). A subclass of the generated ``AdvisorServicer``
 ``add_AdvisorServicer_to_server`` and served through :class:`~feudo_ai.wire.plumbing.CallInterceptor` (the call's
 clock and log line, error mapping: :func:`status_of`).
 
-Stateless: every call carries its position, so replicas are interchangeable. Behaviour under pressure:
+Stateless: every call carries its position, so replicas are interchangeable (the history cache,
+:mod:`.history_cache`, keeps replays of recent histories: it changes the cost of an answer, never the answer; the
+match form reads a hosted match's seat view from the server's :class:`~feudo_ai.matches.MatchService`).
+Behaviour under pressure:
 
 - every limit of a request is checked against the server's caps (:class:`ServiceConfig`): a bad value (zero, NaN,
   negative) is ``INVALID_ARGUMENT``, one beyond a cap ``RESOURCE_EXHAUSTED``; so is a search beyond the cap on
   concurrent searches or on the C search threads they run (``max_search_threads``, 8 per core): no queue grows
   without bound, the caller retries or asks another replica;
 - ``limits.seconds`` is the time of the answer from the call's arrival (stamped by the interceptor in gRPC's
-  event loop): the search
+  event loop), reading the position included (the search's options are made once it is read, with a floor of
+  ``MIN_SEARCH_SHARE`` of the budget): the search
   ends a reserve before it, the 95th percentile of the recent calls' time from the search's end to the call's
   end (see :meth:`AdvisorServicer.reserve`), so time spent queued and answering comes out of the search;
 - the call's gRPC deadline is one more limit: the search ends ``deadline_margin`` before it (or a quarter of the
@@ -56,7 +60,9 @@ from feudo_ai.search import Advice, Alternative, NotToAct, ObservedPosition, Sea
 from feudo_ai.search.cancel import CancelEvent
 from . import convert
 from .convert import PositionError
+from .history_cache import HistoryCache
 from .plumbing import Abort, CallLog, current_call
+from ..matches.errors import MatchError
 
 SERVICE_NAME = apb.DESCRIPTOR.services_by_name["Advisor"].full_name  # "feudo.v1.Advisor"
 NODE_BYTES = 64  # one node of the C search's pool (fast_search)
@@ -76,6 +82,11 @@ RESERVE_MIN_SAMPLES = 16
 # (`python benchmarks/fast_search_speed.py --playouts --json`; docs/search.md, "Greedy playouts made cheap"), so the
 # pool is larger than their trees need, never smaller.
 ITERATIONS_PER_SECOND = 150_000
+# The search's floor: when queueing and reading the position have eaten the budget, the search still gets this
+# share of `limits.seconds` (the call's gRPC deadline still wins): an answer late by a tenth of its budget rather
+# than one that did not search (SearchStats.no_search_reason BUDGET_SPENT). With the history cache reading is a
+# few milliseconds, so the floor is rarely needed.
+MIN_SEARCH_SHARE = 0.1
 
 
 @dataclass(frozen=True)
@@ -98,6 +109,8 @@ class ServiceConfig:
     search_nice: int = 10
     default_interval: float = 0.5  # Analyze updates when the request gives none
     min_interval: float = 0.05
+    # replays of recent histories kept (feudo_ai/wire/history_cache.py: ~25 KB each, LRU); 0: no cache
+    history_cache_entries: int = 512
 
     @property
     def pool_bytes_max(self) -> int:
@@ -114,6 +127,10 @@ class ServiceConfig:
             v = getattr(self, name)
             if not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
                 raise ValueError(f"{name}: expected a non-negative number, got {v!r}")
+        if not isinstance(self.history_cache_entries, int) or isinstance(self.history_cache_entries, bool) or \
+                self.history_cache_entries < 0:
+            raise ValueError(f"history_cache_entries: expected a non-negative integer, got "
+                             f"{self.history_cache_entries!r}")
         if self.max_nodes < 16:
             raise ValueError("max_nodes: expected at least 16")
         if not isinstance(self.search_nice, int) or isinstance(self.search_nice, bool) or \
@@ -133,6 +150,10 @@ def status_of(error: Exception) -> grpc.StatusCode | None:
     """The status a domain error of an Advisor call is answered with; None: unexpected (``INTERNAL``)."""
     if isinstance(error, NotToAct):  # a fine position, asked by a seat that has no decision in it
         return grpc.StatusCode.FAILED_PRECONDITION
+    if isinstance(error, MatchError):  # the match form: unknown match, missing or wrong seat token, as Matches
+        return getattr(grpc.StatusCode, error.code)
+    if isinstance(error, convert.NoMatches):  # the match form on a server without matches
+        return grpc.StatusCode.FAILED_PRECONDITION
     if isinstance(error, (PositionError, FeudoError, ValueError)):  # the request's position or setup is bad
         return grpc.StatusCode.INVALID_ARGUMENT
     return None
@@ -142,9 +163,14 @@ class AdvisorServicer(apb_grpc.AdvisorServicer):
     """The ``feudo.v1.Advisor`` methods (register with ``advisor_pb2_grpc.add_AdvisorServicer_to_server``; serve
     with :class:`~feudo_ai.wire.plumbing.CallInterceptor`, which gives each method its :func:`current_call`)."""
 
-    def __init__(self, config: ServiceConfig | None = None, metrics: Any = None):
+    def __init__(self, config: ServiceConfig | None = None, metrics: Any = None, matches: Any = None):
         self.config = config or ServiceConfig()
         self.metrics = metrics
+        # the hosted matches' service when the server hosts both (FeudoServer): the match form of a position
+        # reads the seat's view from it; None: that form is FAILED_PRECONDITION
+        self.matches = matches
+        # replays of recent histories (the history form): see feudo_ai/wire/history_cache.py
+        self.history_cache = HistoryCache(self.config.history_cache_entries)
         self._lock = threading.Lock()
         self.in_flight = 0  # searches running
         self.threads_in_flight = 0  # their C search threads
@@ -154,9 +180,8 @@ class AdvisorServicer(apb_grpc.AdvisorServicer):
         self._post_times: collections.deque[float] = collections.deque(maxlen=RESERVE_SAMPLES)
 
     # ------------------------------------------------------------------------------------------ helpers
-    def _options(self, limits: apb.Limits, context: grpc.ServicerContext, call: CallLog,
-                 players: int) -> SearchOptions:
-        """SearchOptions of a request's limits under the server's caps and the call's deadline."""
+    def _limits(self, limits: apb.Limits) -> tuple[int | None, float | None, int]:
+        """A request's (iterations, seconds, threads), checked against the server's caps (:raises Abort:)."""
         cfg = self.config
         iterations = seconds = None
         if limits.HasField("iterations"):
@@ -187,13 +212,23 @@ class AdvisorServicer(apb_grpc.AdvisorServicer):
                         f"limits.iterations: expected at least one per thread ({threads}), got {iterations}")
         if iterations is None and seconds is None:
             iterations = max(DEFAULT_ITERATIONS, threads)
+        return iterations, seconds, threads
+
+    def _options(self, limits: apb.Limits, context: grpc.ServicerContext, call: CallLog,
+                 players: int) -> SearchOptions:
+        """SearchOptions of a request's limits under the server's caps and the call's deadline, made when the
+        position has been read and the search is about to start: the time already spent counts against
+        ``limits.seconds``."""
+        cfg = self.config
+        iterations, seconds, threads = self._limits(limits)
         now = time.monotonic()
         deadline = reserve = None
         if seconds is not None:
             # the answer, not only the search, should take `seconds` from the call's arrival: the search ends the
-            # expected post-processing (the reserve) before that, and time spent queued counts against it
+            # expected post-processing (the reserve) before that, and time spent queued or reading the position
+            # counts against it; whatever that left, the search gets its floor (MIN_SEARCH_SHARE)
             reserve = self.reserve(seconds)
-            deadline = max(call.started + seconds - reserve, now + 1e-3)
+            deadline = max(call.started + seconds - reserve, now + max(MIN_SEARCH_SHARE * seconds, 1e-3))
             seconds = deadline - now
         # every search is time-bounded: a search asked by iterations alone still stops at the server's time cap
         seconds = min(seconds if seconds is not None else cfg.max_seconds, cfg.max_seconds)
@@ -214,11 +249,17 @@ class AdvisorServicer(apb_grpc.AdvisorServicer):
             iterations=iterations, seconds=seconds, deadline=deadline, threads=threads, seed=int(limits.seed),
             max_nodes=max_nodes, nice=cfg.search_nice))
 
-    def _position(self, position: gpb.Position, seat: int, call: CallLog) -> tuple[ObservedPosition, str | None]:
+    def _position(self, position: gpb.Position, seat: int, call: CallLog,
+                  check: bool = False) -> tuple[ObservedPosition, str | None]:
         """The seat's view of the request's position, its structure checked, and the field path the loader's
-        errors are named with: the engine's loader checks it once, in convert.load_view / check_decision."""
+        errors are named with: the engine's loader checks it once, in convert.load_view / check_decision
+        (``check``: here). A history goes through the server's cache, a match's seat through its service."""
         call.set(seat=seat, form=position.WhichOneof("form"))
-        observed = convert.observed_position(position, seat, check=False)
+        info: dict = {}
+        observed = convert.observed_position(position, seat, check=check, history_cache=self.history_cache,
+                                             matches=self.matches, info=info)
+        if info:
+            call.set(history_cached=info["cached"], history_replayed=info["replayed"])
         call.set(phase=Phase(int(observed.observation["phase"])).name, turn=observed.observation["turn"])
         return observed, convert.loader_path(position)
 
@@ -274,29 +315,38 @@ class AdvisorServicer(apb_grpc.AdvisorServicer):
 
     def Suggest(self, request: apb.SuggestRequest, context: grpc.ServicerContext) -> apb.SuggestResponse:
         call = current_call()
+        begun = time.monotonic()
+        self._limits(request.limits)  # a bad limit is refused before the position is read
         observed, path = self._position(request.position, request.seat, call)
-        options = self._options(request.limits, context, call, observed.game.num_players)
         prepared = convert.check_decision(observed, path)
+        read = time.monotonic()
+        # the search's time is what reading left of the budget (the clock started at the call's arrival)
+        options = self._options(request.limits, context, call, observed.game.num_players)
+        cancel = self._cancel_event(context)
         self._slot(options.threads)
         try:
-            advice = advise(prepared, request.seat, options, cancel=self._cancel_event(context))
+            advice = advise(prepared, request.seat, options, cancel=cancel)
         finally:
             self._release(options.threads)
         response = apb.SuggestResponse(advice=convert.advice_to_proto(advice))
+        self._timings(response.advice.stats, call, begun, read, advice.stats.elapsed, prepared, cancel)
         self._learn_post_time(context, options, advice)
         self._log_advice(call, advice)
         return response
 
     def Analyze(self, request: apb.AnalyzeRequest, context: grpc.ServicerContext) -> Iterator[apb.AnalyzeResponse]:
         call = current_call()
-        observed, path = self._position(request.position, request.seat, call)
-        options = self._options(request.limits, context, call, observed.game.num_players)
-        prepared = convert.check_decision(observed, path)
+        begun = time.monotonic()
+        self._limits(request.limits)
         interval = request.interval_seconds
         if not math.isfinite(interval) or interval < 0:
             raise Abort(grpc.StatusCode.INVALID_ARGUMENT,
                         f"interval_seconds: expected a non-negative finite number, got {interval}")
         interval = max(interval or self.config.default_interval, self.config.min_interval)
+        observed, path = self._position(request.position, request.seat, call)
+        prepared = convert.check_decision(observed, path)
+        read = time.monotonic()
+        options = self._options(request.limits, context, call, observed.game.num_players)
         self._slot(options.threads)
         released = False
         try:
@@ -319,14 +369,16 @@ class AdvisorServicer(apb_grpc.AdvisorServicer):
                          or merged.forced)
                 advice = merged.advice(time.monotonic() - started,
                                        "cancelled" if cancel.is_set() else None)
+                message = apb.AnalyzeResponse(advice=convert.advice_to_proto(advice), final=final, update=update)
+                self._timings(message.advice.stats, call, begun, read, advice.stats.elapsed, prepared, cancel)
                 if final:
                     self._release(options.threads)
                     released = True
                     self._log_advice(call, advice)
                     call.set(updates=update + 1)
-                    yield apb.AnalyzeResponse(advice=convert.advice_to_proto(advice), final=True, update=update)
+                    yield message
                     return
-                yield apb.AnalyzeResponse(advice=convert.advice_to_proto(advice), final=False, update=update)
+                yield message
                 update += 1
         finally:
             if not released:
@@ -355,9 +407,8 @@ class AdvisorServicer(apb_grpc.AdvisorServicer):
         from .render import render_position  # the picture's code lives in its own module
 
         call = current_call()
-        call.set(seat=request.seat, form=request.position.WhichOneof("form"))
         # any seat's view, also while another seat is to act (convert.load_view accepts a waiting seat's view)
-        observed = convert.observed_position(request.position, request.seat)
+        observed, _ = self._position(request.position, request.seat, call, check=True)
         try:
             return render_position(request, observed)
         except ImportError as e:  # PNG asked of a server without cairosvg
@@ -388,6 +439,27 @@ class AdvisorServicer(apb_grpc.AdvisorServicer):
                 self._post_times.append(sample)
 
         context.add_callback(ended)
+
+    @staticmethod
+    def _timings(stats: apb.SearchStats, call: CallLog, begun: float, read: float, search: float,
+                 prepared: Any, cancel: CancelEvent) -> None:
+        """Fill the answer's clock (elapsed from the call's arrival, and its parts) and whether it searched."""
+        stats.queued_seconds = max(begun - call.started, 0.0)
+        stats.position_seconds = max(read - begun, 0.0)
+        stats.search_seconds = search
+        stats.elapsed_seconds = time.monotonic() - call.started
+        stats.searched = stats.iterations > 0
+        if stats.searched:
+            stats.no_search_reason = apb.NO_SEARCH_REASON_UNSPECIFIED
+        elif len(prepared.root.legal_actions()) == 1:
+            stats.no_search_reason = apb.NO_SEARCH_REASON_FORCED
+        elif cancel.is_set() or stats.stopped_by == "cancelled":
+            stats.no_search_reason = apb.NO_SEARCH_REASON_CANCELLED
+        else:
+            stats.no_search_reason = apb.NO_SEARCH_REASON_BUDGET_SPENT
+        if not stats.searched:
+            call.set(no_search=apb.NoSearchReason.Name(stats.no_search_reason))
+        call.set(elapsed_s=round(stats.elapsed_seconds, 4), position_s=round(stats.position_seconds, 4))
 
     @staticmethod
     def _log_advice(call: CallLog, advice: Advice) -> None:

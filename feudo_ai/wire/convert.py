@@ -610,19 +610,34 @@ def check_decision(observed: ObservedPosition, path: str | None = None) -> Prepa
 
 
 # ------------------------------------------------------------------------------------------------ history
-def observed_from_history(game: Game, history: gpb.History, seat: int,
-                          path: str = "position.history") -> ObservedPosition:
-    """The seat's observation after replaying its log (other seats' picks hidden) through ``engine.history``."""
+def observed_from_history(game: Game, history: gpb.History, seat: int, path: str = "position.history",
+                          cache: Any = None, setup: gpb.GameSetup | None = None,
+                          info: dict | None = None) -> ObservedPosition:
+    """The seat's observation after replaying its log (other seats' picks hidden) through ``engine.history``.
+
+    With ``cache`` (a :class:`~feudo_ai.wire.history_cache.HistoryCache`) and the position's ``setup``, the
+    replay goes on from the longest prefix of this history the cache holds for this setup and seat, and is kept
+    for the next call; ``info`` (a dict) then gets ``cached`` (entries taken from the cache) and ``replayed``
+    (entries replayed by this call)."""
     from engine import history as eh
     from engine import new_game
+
+    from .history_cache import replay as cached_replay
 
     if len(history.entries) > 100_000:
         raise PositionError(f"{path}.entries: at most 100000 entries, got {len(history.entries)}")
     castles = list(history.castle_sites) or None
-    try:
-        start = new_game(game.ruleset, game.num_players, game_map=game.map, castles=castles)
-    except StateError as e:
-        raise PositionError(f"{path}.castle_sites: {str(e).removeprefix('castles')}") from None
+
+    def start():
+        try:
+            return new_game(game.ruleset, game.num_players, game_map=game.map, castles=castles)
+        except StateError as e:
+            raise PositionError(f"{path}.castle_sites: {str(e).removeprefix('castles')}") from None
+
+    if cache is None or setup is None:
+        start_state = start()  # the Castle sites are checked before the entries, as they always were
+        start = lambda: start_state  # noqa: E731
+        cache = None
     entries = []
     for i, e in enumerate(history.entries):
         what = e.WhichOneof("what")
@@ -632,11 +647,17 @@ def observed_from_history(game: Game, history: gpb.History, seat: int,
                                 action=int(e.action) if what == "action" else None,
                                 trades=tuple((int(t.player), int(t.card)) for t in e.trading_cards_revealed),
                                 pick=bool(e.pick or what == "hidden_pick")))
+    base = b"" if cache is None else setup.SerializeToString(deterministic=True) + \
+        b"|" + ",".join(map(str, castles or ())).encode()
     try:
-        state = eh.replay_seat_log(start, entries, seat)
+        replay, cached, replayed = cached_replay(cache, base, start, seat, entries)
     except (eh.HistoryError, StateError, ValueError) as e:
+        if isinstance(e, PositionError):
+            raise
         raise PositionError(f"{path}: {e}") from None
-    return ObservedPosition.from_state(state, seat)
+    if info is not None:
+        info.update(cached=cached, replayed=replayed)
+    return ObservedPosition.from_state(replay.state, seat)
 
 
 def history_from_entries(entries: Iterable[Any], castle_sites: Iterable[int] = ()) -> gpb.History:
@@ -656,14 +677,21 @@ def history_from_entries(entries: Iterable[Any], castle_sites: Iterable[int] = (
 
 
 # ------------------------------------------------------------------------------------------------ positions
-def observed_position(position: gpb.Position, seat: int, path: str = "position",
-                      check: bool = True) -> ObservedPosition:
+def observed_position(position: gpb.Position, seat: int, path: str = "position", check: bool = True,
+                      history_cache: Any = None, matches: Any = None, info: dict | None = None) -> ObservedPosition:
     """The asking ``seat``'s view of a ``Position`` in any form. :raises PositionError: naming the field.
     ``check=False`` leaves the engine loader's check of a structured observation to the caller's
-    :func:`load_view` / :func:`check_decision` with :func:`loader_path` (the service: one load, not two)."""
+    :func:`load_view` / :func:`check_decision` with :func:`loader_path` (the service: one load, not two).
+
+    ``history_cache``: the server's :class:`~feudo_ai.wire.history_cache.HistoryCache` for the history form
+    (``info`` gets what it did). ``matches``: the :class:`~feudo_ai.matches.MatchService` of the matches this
+    server hosts, for the match form (without it that form is refused); its errors (NotFound, Unauthenticated,
+    PermissionDenied) go through as they are."""
     form = position.WhichOneof("form")
     if form is None:
-        raise PositionError(f"{path}: expected one of observation, history or state_json")
+        raise PositionError(f"{path}: expected one of observation, history, state_json or match")
+    if form == "match":
+        return observed_from_match(position, seat, matches, path)
     if form == "state_json":
         if position.HasField("setup"):
             raise PositionError(f"{path}.setup: must be unset with state_json (the state carries its own game)")
@@ -684,7 +712,27 @@ def observed_position(position: gpb.Position, seat: int, path: str = "position",
         raise PositionError(f"seat: expected 0..{game.num_players - 1}, got {seat}")
     if form == "observation":
         return observed_from_observation(game, position.observation, seat, f"{path}.observation", check)
-    return observed_from_history(game, position.history, seat, f"{path}.history")
+    return observed_from_history(game, position.history, seat, f"{path}.history", cache=history_cache,
+                                 setup=position.setup, info=info)
+
+
+class NoMatches(PositionError):
+    """The match form sent to an Advisor that hosts no matches (``FAILED_PRECONDITION``)."""
+
+
+def observed_from_match(position: gpb.Position, seat: int, matches: Any, path: str = "position") -> ObservedPosition:
+    """The seat's current view in a hosted match (``Position.match``), read from ``matches`` (the server's
+    :class:`~feudo_ai.matches.MatchService`) after the seat's token is checked as ``SubmitAction`` checks it."""
+    if position.HasField("setup"):
+        raise PositionError(f"{path}.setup: must be unset with match (the match has its own game)")
+    ref = position.match
+    if ref.seat != seat:
+        raise PositionError(f"{path}.match.seat: expected the request's seat {seat}, got {ref.seat}")
+    if matches is None:
+        raise NoMatches(f"{path}.match: this server hosts no matches; send the position in another form")
+    o = matches.get_observation(ref.match_id, int(ref.seat), ref.token)  # NotFound, Unauthenticated, ...
+    game = matches.game_of(ref.match_id)
+    return ObservedPosition(game, o["observation"])
 
 
 def loader_path(position: gpb.Position, path: str = "position") -> str | None:
@@ -770,7 +818,8 @@ def advice_from_proto(msg: apb.Advice) -> Advice:
                           threads=s.threads, elapsed=s.elapsed_seconds,
                           iterations_per_s=s.iterations_per_second or None, stopped_by=s.stopped_by or None,
                           limited=s.limited, pool_full=s.pool_full, max_depth=s.max_depth,
-                          worlds_sampled=s.worlds_sampled, seed=s.seed, searches=s.searches))
+                          worlds_sampled=s.worlds_sampled, seed=s.seed, searches=s.searches,
+                          search_seconds=s.search_seconds))
 
 
 # ------------------------------------------------------------------------------------------------ DescribeGame

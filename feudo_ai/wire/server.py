@@ -126,6 +126,7 @@ class FeudoServer:
         apb_grpc.add_AdvisorServicer_to_server(self.servicer, self.server)
         self.matches = MatchService(s.db or ":memory:")
         self.matches_servicer = MatchesServicer(self.matches, s.max_watch_streams)
+        self.servicer.matches = self.matches  # the Advisor reads a hosted match's seat view (Position.match)
         mpb_grpc.add_MatchesServicer_to_server(self.matches_servicer, self.server)
         self._service_names = ("", advisor.SERVICE_NAME, matches.SERVICE_NAME)
         self.health = health.HealthServicer(experimental_non_blocking=True)
