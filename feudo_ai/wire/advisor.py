@@ -61,6 +61,7 @@ from .plumbing import Abort, CallLog, current_call
 SERVICE_NAME = apb.DESCRIPTOR.services_by_name["Advisor"].full_name  # "feudo.v1.Advisor"
 NODE_BYTES = 64  # one node of the C search's pool (fast_search)
 NODES_PER_ITERATION = 6  # the trees grow by about 4 nodes an iteration (fast_search); a margin on top
+MIN_SECONDS = 0.001  # the smallest time budget a call (or a match's bot) may ask: below it no search is worth starting
 MAX_RESERVE = 0.75  # at most this share of `limits.seconds` is reserved for the answer's overhead (under load)
 # Time-bounded searches share the cores: 16 searches of 200 ms on 2 cores each get 1/8 of a core, a few thousand
 # iterations (benchmarks/service_load.py: mean_iterations), and every further one makes all answers worse; so the
@@ -167,9 +168,10 @@ class AdvisorServicer(apb_grpc.AdvisorServicer):
                             f"limits.iterations: {limits.iterations} is beyond this server's cap {cfg.max_iterations}")
             iterations = int(limits.iterations)
         if limits.HasField("seconds"):
-            if not math.isfinite(limits.seconds) or limits.seconds <= 0:
+            if not math.isfinite(limits.seconds) or limits.seconds < MIN_SECONDS:
                 raise Abort(grpc.StatusCode.INVALID_ARGUMENT,
-                            f"limits.seconds: expected a positive finite number, got {limits.seconds}")
+                            f"limits.seconds: expected a finite number of at least {MIN_SECONDS:g} (1 ms), got "
+                            f"{limits.seconds:g}")
             if limits.seconds > cfg.max_seconds:
                 raise Abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
                             f"limits.seconds: {limits.seconds:g} is beyond this server's cap {cfg.max_seconds:g}")
