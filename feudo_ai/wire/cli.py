@@ -31,7 +31,9 @@ from typing import Any, Sequence
 
 from engine import DataFileError
 
+from ..matches import service as match_service
 from .advisor import ServiceConfig
+from .plumbing import BoundedLines
 from .server import DEFAULT_ADDRESS, FeudoServer, ListenError, ServerSettings
 
 log = logging.getLogger("feudo.service")
@@ -222,6 +224,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "default: in memory, matches end with the process")
     p.add_argument("--max-watch-streams", type=int, default=16,
                    help="WatchMatch streams open at once; beyond: RESOURCE_EXHAUSTED (default 16)")
+    p.add_argument("--max-matches", type=int, default=match_service.MAX_MATCHES,
+                   help=f"live (unfinished) hosted matches held at once; beyond: RESOURCE_EXHAUSTED. Finished and "
+                        f"retired matches do not count (default {match_service.MAX_MATCHES})")
+    p.add_argument("--match-idle-seconds", type=float, default=match_service.IDLE_SECONDS,
+                   help=f"a match waiting for an external seat with no action (and no watch stream) for this long "
+                        f"is retired from memory; its next call loads it back (0: never; default "
+                        f"{match_service.IDLE_SECONDS:g})")
+    p.add_argument("--finished-retention-seconds", type=float, default=match_service.FINISHED_SECONDS,
+                   help=f"a finished match is retired from memory this long after it ended; it stays readable from "
+                        f"the database (GetRecord, GetObservation, ListMatches) (0: at once; default "
+                        f"{match_service.FINISHED_SECONDS:g})")
     p.add_argument("--log-level", default="INFO", help="logging level (default INFO: one line per call)")
 
 
@@ -242,13 +255,21 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
         raise ValueError("--token-file: the file is empty")
     if args.max_watch_streams < 1:
         raise ValueError(f"--max-watch-streams: expected a positive integer, got {args.max_watch_streams}")
+    if args.max_matches < 1:
+        raise ValueError(f"--max-matches: expected a positive integer, got {args.max_matches}")
+    for flag, v in (("--match-idle-seconds", args.match_idle_seconds),
+                    ("--finished-retention-seconds", args.finished_retention_seconds)):
+        if not v >= 0 or v == float("inf"):
+            raise ValueError(f"{flag}: expected a non-negative number of seconds, got {v}")
     config = ServiceConfig(max_iterations=args.max_iterations, max_seconds=args.max_seconds,
                            max_threads=args.max_threads, max_concurrent_searches=args.max_concurrent,
                            max_search_threads=args.max_search_threads, search_nice=args.search_nice,
                            max_message_bytes=args.max_message_bytes, max_nodes=args.max_nodes)
     return ServerSettings(address=args.address, config=config, tls_cert=_read(args.tls_cert, "--tls-cert"),
                           tls_key=_read(args.tls_key, "--tls-key"), token=token, metrics_port=args.metrics_port,
-                          db=args.db, max_watch_streams=args.max_watch_streams)
+                          db=args.db, max_watch_streams=args.max_watch_streams, max_matches=args.max_matches,
+                          match_idle_seconds=args.match_idle_seconds or None,
+                          finished_retention_seconds=args.finished_retention_seconds)
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -256,6 +277,8 @@ def serve(args: argparse.Namespace) -> int:
     stderr) when the server cannot listen."""
     logging.basicConfig(level=getattr(logging, str(args.log_level).upper(), logging.INFO),
                         format="%(asctime)s %(levelname)s %(name)s %(message)s", stream=sys.stderr)
+    for handler in logging.getLogger().handlers:  # no log line a client can make arbitrarily long
+        handler.addFilter(BoundedLines())
     fix_mmap_threshold()  # process-wide, so here (the process's entry point) and not in FeudoServer
     try:
         server = FeudoServer(settings_from_args(args)).start()
