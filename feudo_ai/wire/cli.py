@@ -200,23 +200,26 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                                                       "authorization: Bearer <token>); or set FEUDO_ADVISOR_TOKEN")
     p.add_argument("--metrics-port", type=int, default=None, help="serve Prometheus metrics on this port")
     p.add_argument("--max-concurrent", type=int, default=d.max_concurrent_searches,
-                   help=f"searches at once; beyond: RESOURCE_EXHAUSTED (default {d.max_concurrent_searches})")
+                   help=f"searches at once, the Advisor's and the matches' bots'; a call beyond: RESOURCE_EXHAUSTED, a "
+                        f"bot waits its turn (bots hold at most half) (default {d.max_concurrent_searches})")
     p.add_argument("--max-search-threads", type=int, default=d.max_search_threads,
                    help=f"C search threads at once over all searches (a search of N threads takes N); beyond: "
                         f"RESOURCE_EXHAUSTED (default {d.max_search_threads}: 8 per core)")
     p.add_argument("--search-nice", type=int, default=d.search_nice,
                    help=f"search threads run this much nicer (Linux) than the threads answering calls, so that "
-                        f"answers are not starved by searches (0-19, default {d.search_nice})")
-    p.add_argument("--max-threads", type=int, default=d.max_threads, help=f"threads per search (default {d.max_threads})")
+                        f"answers are not starved by searches; the matches' bots too (0-19, default "
+                        f"{d.search_nice})")
+    p.add_argument("--max-threads", type=int, default=d.max_threads, help=f"threads per search; a bot seat beyond is refused (default {d.max_threads})")
     p.add_argument("--max-seconds", type=float, default=d.max_seconds,
-                   help=f"seconds per search (default {d.max_seconds:g})")
+                   help=f"seconds per search; a bot seat beyond is refused (default {d.max_seconds:g})")
     p.add_argument("--max-iterations", type=int, default=d.max_iterations,
-                   help=f"iterations per search (default {d.max_iterations})")
+                   help=f"iterations per search; a bot seat beyond is refused (default {d.max_iterations})")
     p.add_argument("--max-nodes", type=int, default=d.max_nodes,
                    help=f"node pool of a search worker, 64 bytes a node (default {d.max_nodes})")
     p.add_argument("--max-message-bytes", type=int, default=d.max_message_bytes,
                    help=f"largest request or response (default {d.max_message_bytes})")
-    p.add_argument("--grace", type=float, default=10.0, help="seconds calls in flight get at shutdown (default 10)")
+    p.add_argument("--grace", type=float, default=10.0,
+                   help="seconds calls in flight get at shutdown; bot searches are cancelled at once (default 10)")
     p.add_argument("--drain-delay", type=float, default=0.0,
                    help="seconds between health NOT_SERVING and refusing new calls at shutdown (default 0)")
     p.add_argument("--db", default=None, metavar="PATH",
