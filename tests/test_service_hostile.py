@@ -158,7 +158,8 @@ def test_oversized_messages_are_refused(server, client):
     (dict(iterations=2**63), grpc.StatusCode.RESOURCE_EXHAUSTED),
     (dict(seconds=1e300), grpc.StatusCode.RESOURCE_EXHAUSTED),
     (dict(threads=2**31), grpc.StatusCode.RESOURCE_EXHAUSTED),
-    (dict(seconds=1e-300), grpc.StatusCode.OK),  # a tiny budget still answers a whole decision
+    (dict(seconds=1e-300), grpc.StatusCode.INVALID_ARGUMENT),  # below 1 ms: an absurd budget, refused
+    (dict(seconds=0.001), grpc.StatusCode.OK),  # the smallest budget still answers a whole decision
     (dict(iterations=1, seed=2**64 - 1), grpc.StatusCode.OK),
 ])
 def test_absurd_budgets(client, limits, code):

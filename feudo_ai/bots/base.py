@@ -48,7 +48,13 @@ class AdviceBot(Bot):
     """A bot that plays :func:`feudo_ai.advise`'s answer with its :class:`~feudo_ai.settings.SearchOptions`
     (``options``, set by the subclass; each search seeded from the bot's generator). The seat's whole secret
     selection (R6: one simultaneous decision, sequential in the engine) is decided at its first pick, and the
-    next picks follow it: nothing new is seen between them. Any other decision is searched afresh."""
+    next picks follow it: nothing new is seen between them. Any other decision is searched afresh.
+
+    Who runs the bot may set two attributes (both None by default, and then the bot searches exactly as before):
+    :attr:`cancel`, a ``threading.Event`` that, set, stops the search under way within milliseconds (its best
+    action so far is returned: e.g. a server shutting down); and :attr:`searcher`, a function
+    ``searcher(state, seat, options, cancel) -> Advice`` that runs each search instead of
+    :func:`feudo_ai.advise` (e.g. a server's admission and caps, :class:`feudo_ai.matches.runner.BotRunner`)."""
 
     name = "advice"
     # follow_plan: also follow the planned actions of any other decision (the seat's principal variation until
@@ -62,6 +68,8 @@ class AdviceBot(Bot):
         self.last_advice = None
         self._planned: list[tuple[dict, int]] = []  # (the seat's observation before a pick, the pick)
         self.followed = 0  # decisions played from a plan without a search (statistics)
+        self.cancel = None  # a threading.Event: set, the search under way stops (see the class)
+        self.searcher = None  # runs each search instead of advise (see the class)
 
     def search_options(self, state: State):
         """The options of the search of the decision in ``state`` (a subclass may budget it, e.g. a game clock;
@@ -80,7 +88,11 @@ class AdviceBot(Bot):
         opts = self.search_options(state)
         if opts is None:  # no time left to search (a game clock ran out): the fallback's move, no search
             return self.fallback(state)
-        advice = advise(state, seat, opts.replace(seed=self.rng.getrandbits(31)))
+        opts = opts.replace(seed=self.rng.getrandbits(31))
+        if self.searcher is not None:
+            advice = self.searcher(state, seat, opts, self.cancel)
+        else:
+            advice = advise(state, seat, opts, cancel=self.cancel)
         self.searched(state, advice)
         self.last_advice = advice
         self._planned = []

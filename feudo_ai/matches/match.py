@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from typing import Any
 
 from engine import PLAYER_NAMES, sample_chance
@@ -50,6 +51,12 @@ class Match:
         self.lock = threading.RLock()
         self.changed = threading.Condition(self.lock)
         self.bot_errors = 0
+        # retention (MatchService): when it last changed, when it ended, the watch streams open on it, and whether
+        # it has been retired from memory (this object is then stale: the store, or a reloaded Match, is the truth)
+        self.touched = time.monotonic()
+        self.finished_at: float | None = None
+        self.watchers = 0
+        self.retired = False
 
     # -- facts ---------------------------------------------------------------------------------------------
     @property
@@ -80,6 +87,9 @@ class Match:
         self._texts.append(text)
         for p, view in self.views.items():
             view.push(entry.seen_by(p))
+        self.touched = time.monotonic()
+        if self.finished_at is None and self.state.is_terminal():
+            self.finished_at = self.touched
         self.changed.notify_all()
         return entry
 

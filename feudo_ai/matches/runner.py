@@ -6,6 +6,12 @@ wait for a search. The move is then committed through the service like any other
 then applied). Bots are made from their spec (:func:`feudo_ai.bots.make_bot`) with seeds drawn from the match
 seed; a bot that fails or returns an illegal action is logged and replaced, for that decision only, by a seeded
 random legal action, so that a faulty bot never stalls a match.
+
+On a server each bot search goes through the server's admission and caps (``slots``,
+:class:`feudo_ai.search.admission.SearchSlots`, shared with the Advisor's calls; ``limits``,
+:class:`feudo_ai.matches.limits.BotLimits`): it waits for its turn among the searches (never refused), runs within
+the caps and as nice as the Advisor's searches. :meth:`BotRunner.stop` cancels the search under way (or the wait
+for its turn) at once: the decision is dropped, nothing is committed.
 """
 
 from __future__ import annotations
@@ -16,6 +22,9 @@ import threading
 from typing import Callable
 
 from feudo_ai.bots import make_bot
+from feudo_ai.bots.base import AdviceBot
+from feudo_ai.search import advise
+from feudo_ai.search.cancel import CancelEvent
 
 from .match import Match, player_name
 
@@ -24,16 +33,41 @@ log = logging.getLogger("feudo.matches")
 Commit = Callable[[Match, int, int], None]  # (match, action, expected action count): logs then applies
 
 
-class BotRunner:
-    """Moves the bot seats of one match until it ends or :meth:`stop` is called."""
+class SearchCancelled(Exception):
+    """A bot's search was cancelled while it waited for its turn (the runner is stopping)."""
 
-    def __init__(self, match: Match, commit: Commit, poll: float = 0.5):
+
+class BotRunner:
+    """Moves the bot seats of one match until it ends or :meth:`stop` is called; its bots' searches go through
+    ``slots`` and ``limits`` when given (see the module)."""
+
+    def __init__(self, match: Match, commit: Commit, poll: float = 0.5, limits=None, slots=None):
         self.match = match
         self._commit = commit
         self._poll = poll
-        self._stop = threading.Event()
+        self._stop = CancelEvent()  # set by stop(): also cancels the search under way
+        self.limits = limits
+        self.slots = slots
         self.bots = {p: make_bot(match.setup.seats[p], match.setup.seed * 1000 + p) for p in match.setup.bot_seats}
+        for bot in self.bots.values():
+            if isinstance(bot, AdviceBot):
+                bot.cancel = self._stop
+                if limits is not None or slots is not None:
+                    bot.searcher = self._search
         self.thread = threading.Thread(target=self._run, name=f"bots-{match.id}", daemon=True)
+
+    def _search(self, state, seat: int, options, cancel) -> object:
+        """One bot search: its turn among the server's searches, then within the caps."""
+        threads = min(options.threads, self.limits.max_threads) if self.limits is not None else options.threads
+        if self.slots is not None and not self.slots.acquire(threads, cancel):
+            raise SearchCancelled()
+        try:
+            if self.limits is not None:
+                options = self.limits.bounded(options, self.match.setup.players)
+            return advise(state, seat, options, cancel=cancel)
+        finally:
+            if self.slots is not None:
+                self.slots.release(threads, background=True)
 
     def start(self) -> "BotRunner":
         self.thread.start()
@@ -80,6 +114,8 @@ class BotRunner:
         try:
             return self.bots[p](view)
         except Exception:
+            if self._stop.is_set():
+                return None  # stopping: the decision is dropped anyway
             self.match.bot_errors += 1
             log.exception("match %s: bot %r (%s) failed at action %d", self.match.id, self.match.setup.seats[p],
                           player_name(p), count)

@@ -6,6 +6,17 @@ time). Every action is logged in the store (one committed transaction) before it
 call returns; chance outcomes are drawn and logged the same way right after the action that led to them, so no
 caller ever sees a chance node. Bot seats are moved by :class:`feudo_ai.matches.runner.BotRunner` threads.
 
+Retention: the matches in memory are bounded. A finished match is retired from memory
+``finished_seconds`` after it ended, and an idle one (waiting for an external seat's action, no action for
+``idle_seconds``, no watch stream open) too; a retired match stays in the store, and any call on it loads it back
+on demand (``get_record`` of a finished one and ``list_matches`` read the store without loading it). The cap
+``max_matches`` counts the live (unfinished) matches in memory only: a new match beyond it is
+:class:`ResourceExhausted` (idle ones are retired first), retired and finished matches never hold it. A server
+starting loads only the matches that were live.
+
+Ids are checked before anything is looked up (:data:`MATCH_ID`: ``INVALID_ARGUMENT`` naming the field); client input
+is echoed bounded (:func:`feudo_ai.bounded.quoted`).
+
 Submitting is idempotent: ``expected_action_count`` is the number of actions in the log before this one. A retry
 of an action that was already applied at that index by that seat gets the same answer and changes nothing; any
 other stale or future count, or an action out of turn, is :class:`FailedPrecondition`; an illegal action is
@@ -15,6 +26,7 @@ other stale or future count, or an action out of turn, is :class:`FailedPrecondi
 from __future__ import annotations
 
 import logging
+import re
 import secrets
 import threading
 import time
@@ -22,15 +34,25 @@ from typing import Any, Iterator
 
 from engine.state import CHANCE
 
+from feudo_ai.bounded import quoted
+
 from .errors import (FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, ResourceExhausted,
                      Unauthenticated)
 from .match import SPECTATOR, Match, player_name
+from .limits import BotLimits
 from .runner import BotRunner
 from .spec import MatchSetup
 from .store import Store, StoreError
-from .tokens import new_token, token_hash, token_matches
+from .tokens import TOKEN_LENGTH, new_token, token_hash, token_matches
 
 log = logging.getLogger("feudo.matches")
+
+MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # what a match id may be (the server makes 16 hex digits)
+MAX_TOKEN_CHARS = 256  # a seat token is TOKEN_LENGTH characters; anything much longer is not one
+LIST_CAP = 1000  # ListMatches: the live matches, then the most recent retired ones, at most this many in all
+MAX_MATCHES = 1000
+IDLE_SECONDS = 3600.0
+FINISHED_SECONDS = 300.0
 
 
 def _is_int(x: Any) -> bool:
@@ -41,39 +63,128 @@ class MatchService:
     """Matches in a store at ``db`` (a SQLite path; ``":memory:"`` keeps nothing). Matches found in the store
     are loaded at once and their bots resume (``run_bots=False``: nobody moves the bots, for tests)."""
 
-    def __init__(self, db: str = ":memory:", run_bots: bool = True, max_matches: int = 1000):
+    def __init__(self, db: str = ":memory:", run_bots: bool = True, max_matches: int = MAX_MATCHES, *,
+                 idle_seconds: float | None = IDLE_SECONDS, finished_seconds: float | None = FINISHED_SECONDS,
+                 bot_limits: BotLimits | None = None, slots=None, sweep_every: float | None = None):
+        """``max_matches``: live matches in memory; ``idle_seconds``/``finished_seconds``: when an idle or a
+        finished match is retired from memory (None: never); ``bot_limits``/``slots``: the server's caps and
+        admission of the bots' searches (:class:`~feudo_ai.matches.limits.BotLimits`,
+        :class:`~feudo_ai.search.admission.SearchSlots`); ``sweep_every``: seconds between retention sweeps
+        (default: a quarter of the shorter lifetime, between 0.1 and 5 s)."""
+        for name, v in (("idle_seconds", idle_seconds), ("finished_seconds", finished_seconds)):
+            if v is not None and not (isinstance(v, (int, float)) and v >= 0):
+                raise ValueError(f"{name}: expected a non-negative number or None, got {v!r}")
+        if not isinstance(max_matches, int) or max_matches < 1:
+            raise ValueError(f"max_matches: expected a positive integer, got {max_matches!r}")
         self.store = Store(db)
         self.max_matches = max_matches
+        self.idle_seconds = idle_seconds
+        self.finished_seconds = finished_seconds
+        self.bot_limits = bot_limits
+        self.slots = slots
         self._run_bots = run_bots
         self._lock = threading.Lock()
+        self._load_lock = threading.Lock()  # one match loaded back at a time
         self._matches: dict[str, Match] = {}
         self._runners: dict[str, BotRunner] = {}
         self._closed = threading.Event()
         self.unloadable: dict[str, str] = {}  # match id -> why it could not be loaded (it stays in the store)
-        for stored in self.store.load_all():
-            try:
-                self._load(stored)
-            except Exception as e:  # noqa: BLE001 - one damaged match must not keep the others from resuming
-                self.unloadable[stored.id] = f"{type(e).__name__}: {e}"
-                log.error("match %s could not be loaded and is not served: %s", stored.id, self.unloadable[stored.id])
+        for stored in self.store.load_all(live_only=True):
+            self._load(stored)
+        lifetimes = [v for v in (idle_seconds, finished_seconds) if v is not None]
+        self._sweeper = None
+        if lifetimes:
+            every = sweep_every if sweep_every is not None else min(5.0, max(0.1, min(lifetimes) / 4))
+            self._sweeper = threading.Thread(target=self._sweep_loop, args=(every,), name="matches-retention",
+                                             daemon=True)
+            self._sweeper.start()
 
     # -- lifecycle -----------------------------------------------------------------------------------------
-    def _load(self, stored) -> None:
-        setup = MatchSetup.from_dict(stored.setup)
-        m = Match(stored.id, setup, stored.token_hashes, stored.created)
-        with m.lock:
-            for i, a in enumerate(stored.actions):
-                if a not in m.state.legal_actions():
-                    raise StoreError(f"{self.store.path}: match {stored.id}: logged action {i} ({a}) is not legal")
-                m.apply(a)
-            self._draw_chance(m)  # a restart between an action and the chance draw after it
-        self._matches[m.id] = m
+    def _load(self, stored) -> Match | None:
+        """Replay a stored match into memory and start its bots (None: it cannot be loaded, logged)."""
+        try:
+            setup = MatchSetup.from_dict(stored.setup)
+            m = Match(stored.id, setup, stored.token_hashes, stored.created)
+            with m.lock:
+                for i, a in enumerate(stored.actions):
+                    if a not in m.state.legal_actions():
+                        raise StoreError(f"{self.store.path}: match {stored.id}: logged action {i} ({a}) is not "
+                                         f"legal")
+                    m.apply(a)
+                self._draw_chance(m)  # a restart between an action and the chance draw after it
+                m.touched = time.monotonic()
+        except Exception as e:  # noqa: BLE001 - one damaged match must not keep the others from resuming
+            self.unloadable[stored.id] = f"{type(e).__name__}: {e}"
+            log.error("match %s could not be loaded and is not served: %s", stored.id, self.unloadable[stored.id])
+            return None
+        with self._lock:
+            self._matches[m.id] = m
         self._start_bots(m)
         log.info("match %s loaded at action %d%s", m.id, m.action_count, " (finished)" if m.finished else "")
+        return m
 
     def _start_bots(self, m: Match) -> None:
-        if self._run_bots and m.setup.bot_seats and not m.finished:
-            self._runners[m.id] = BotRunner(m, self._commit).start()
+        if self._run_bots and m.setup.bot_seats and not m.finished and not self._closed.is_set():
+            runner = BotRunner(m, self._commit, limits=self.bot_limits, slots=self.slots)
+            with self._lock:
+                self._runners[m.id] = runner
+            runner.start()
+
+    # -- retention -----------------------------------------------------------------------------------------
+    def live_count(self) -> int:
+        """Unfinished matches in memory (what ``max_matches`` caps)."""
+        with self._lock:
+            return sum(1 for m in self._matches.values() if not m.finished)
+
+    def _due(self, m: Match, now: float) -> bool:
+        """Whether ``m`` is to be retired now (the caller holds its lock)."""
+        if m.finished:
+            return self.finished_seconds is not None and now - (m.finished_at or m.touched) >= self.finished_seconds
+        return (self.idle_seconds is not None and m.watchers == 0 and now - m.touched >= self.idle_seconds
+                and m.current_player() not in m.setup.bot_seats)
+
+    def sweep(self) -> int:
+        """Retire the matches that are due (see the module); returns how many. Also keeps the finished matches
+        in memory (loaded back to be read) to at most ``max_matches``, the oldest retired first."""
+        now = time.monotonic()
+        with self._lock:
+            matches = list(self._matches.values())
+        retired = 0
+        for m in matches:
+            with m.lock:
+                due = self._due(m, now)
+            if due:
+                retired += self._retire(m)
+        finished = sorted((m for m in matches if m.finished and not m.retired), key=lambda m: m.touched)
+        for m in finished[:max(0, len(finished) - self.max_matches)]:
+            retired += self._retire(m)
+        return retired
+
+    def _retire(self, m: Match) -> int:
+        """Retire ``m`` from memory (its summary stored); 1 if it was, 0 if it was not live."""
+        with self._lock:
+            if self._matches.get(m.id) is not m:
+                return 0
+            with m.lock:
+                self.store.retire(m.id, m.finished, m.summary())
+                m.retired = True
+                del self._matches[m.id]
+                runner = self._runners.pop(m.id, None)
+                m.changed.notify_all()
+        if runner is not None:
+            runner.stop()  # an idle match's bots are waiting for the external seat: they just stop
+        log.info("match %s retired from memory at action %d (%s)", m.id, m.action_count,
+                 "finished" if m.finished else "idle")
+        return 1
+
+    def _sweep_loop(self, every: float) -> None:
+        while not self._closed.wait(every):
+            try:
+                self.sweep()
+            except Exception:  # noqa: BLE001 - the sweeper must go on (e.g. the store closed under it)
+                if self._closed.is_set():
+                    return
+                log.exception("retention sweep failed")
 
     def begin_close(self) -> None:
         """Shutting down: watch streams end, new matches are refused, bots stop after their current decision;
@@ -86,27 +197,59 @@ class MatchService:
                 m.changed.notify_all()
 
     def close(self, timeout: float = 5.0) -> None:
-        """Stop the bots (a search under way finishes its decision, which is then dropped) and the store."""
+        """Stop the bots (a search under way is cancelled and its decision dropped), wait for their threads
+        together up to ``timeout`` seconds in all, and close the store (the finished matches marked retired, so
+        that a server starting again does not load them)."""
         self.begin_close()
-        for r in list(self._runners.values()):
-            r.join(timeout)
+        deadline = time.monotonic() + timeout
+        for r in list(self._runners.values()):  # all were stopped at once: their threads end together
+            r.join(max(0.0, deadline - time.monotonic()))
+        with self._lock:
+            finished = [m for m in self._matches.values() if m.finished]
+        for m in finished:
+            try:
+                self._retire(m)
+            except StoreError:  # pragma: no cover - the database refused: they are loaded next time instead
+                break
         self.store.close()
 
     # -- helpers -------------------------------------------------------------------------------------------
+    @staticmethod
+    def _check_id(match_id: Any) -> str:
+        if not isinstance(match_id, str) or not MATCH_ID.match(match_id):
+            raise InvalidArgument(f"match_id: expected a match id (1 to 64 letters, digits, '-' or '_'), got "
+                                  f"{quoted(match_id)}")
+        return match_id
+
     def _match(self, match_id: Any) -> Match:
-        if not isinstance(match_id, str) or not match_id:
-            raise InvalidArgument(f"match_id: expected a match id, got {match_id!r}")
+        """The live match of that id, loaded back from the store if it was retired."""
+        self._check_id(match_id)
         m = self._matches.get(match_id)
-        if m is None:
-            raise NotFound(f"match_id: no match {match_id!r}")
-        return m
+        if m is not None:
+            return m
+        with self._load_lock:
+            m = self._matches.get(match_id)
+            if m is not None:
+                return m
+            stored = None if match_id in self.unloadable else self.store.load(match_id)
+            if stored is None:
+                raise NotFound(f"match_id: no match {quoted(match_id)}")
+            m = self._load(stored)
+            if m is None:
+                raise NotFound(f"match_id: match {quoted(match_id)} could not be loaded (the server logged why)")
+            if not m.finished:
+                self.store.unretire(m.id)  # live again (and resumed by a server starting again)
+            return m
 
     @staticmethod
     def _check_seat(m: Match, seat: Any, token: Any) -> int:
         if not _is_int(seat) or not 0 <= seat < m.setup.players:
-            raise InvalidArgument(f"seat: expected an integer in [0, {m.setup.players}), got {seat!r}")
+            raise InvalidArgument(f"seat: expected an integer in [0, {m.setup.players}), got {quoted(seat)}")
         if not isinstance(token, str) or not token:
             raise Unauthenticated("token: this call needs the seat's token")
+        if len(token) > MAX_TOKEN_CHARS:
+            raise InvalidArgument(f"token: expected a seat token ({TOKEN_LENGTH} characters), got {len(token)} "
+                                  f"characters")
         stored = m.token_hashes.get(seat)
         if stored is None:
             token_matches(token, token_hash(""))  # same work either way: no timing hint of which seats are bots
@@ -139,10 +282,16 @@ class MatchService:
         if not isinstance(setup, MatchSetup):
             setup = MatchSetup.from_dict(setup)
         setup.check_bots()
+        if self.bot_limits is not None:
+            self.bot_limits.check(setup, None if self.slots is None else self.slots.background_threads_cap)
         tokens = {p: new_token() for p in setup.external_seats}
+        if self.live_count() >= self.max_matches:
+            self.sweep()  # idle and finished ones go first
         with self._lock:
-            if len(self._matches) >= self.max_matches:
-                raise ResourceExhausted(f"the server holds {len(self._matches)} matches, its limit")
+            live = sum(1 for x in self._matches.values() if not x.finished)
+            if live >= self.max_matches:
+                raise ResourceExhausted(f"the server holds {live} live matches, its limit (--max-matches); "
+                                        f"retry when one ends")
             match_id = secrets.token_hex(8)
             m = Match(match_id, setup, {p: token_hash(t) for p, t in tokens.items()}, time.time())
             with m.lock:
@@ -154,7 +303,7 @@ class MatchService:
                 self.store.create_match(match_id, setup.to_dict(), m.token_hashes, m.created, draws)
             self._matches[match_id] = m
         self._start_bots(m)
-        log.info("match %s created: %s", match_id, ", ".join(setup.seats))
+        log.info("match %s created: %s", match_id, ", ".join(quoted(x) for x in setup.seats))
         return {"match_id": match_id, "tokens": tokens}
 
     def game_of(self, match_id: str):
@@ -168,19 +317,26 @@ class MatchService:
     def get_observation(self, match_id: str, seat: int, token: str) -> dict[str, Any]:
         m = self._match(match_id)
         self._check_seat(m, seat, token)
-        with m.lock:
+        with m.lock:  # (a match retired meanwhile has not changed: its observation is still true)
             return m.observation(seat)
 
     def submit_action(self, match_id: str, seat: int, token: str, action: int,
                       expected_action_count: int) -> dict[str, Any]:
         """Apply ``action`` for ``seat``; returns ``{"action_count": n}``, n the count right after it."""
-        m = self._match(match_id)
-        self._check_seat(m, seat, token)
-        if not _is_int(action):
-            raise InvalidArgument(f"action: expected an integer, got {action!r}")
-        if not _is_int(expected_action_count) or expected_action_count < 0:
-            raise InvalidArgument(f"expected_action_count: expected a non-negative integer, got "
-                                  f"{expected_action_count!r}")
+        for _ in range(3):  # a match retired between the lookup and the lock is looked up (loaded back) again
+            m = self._match(match_id)
+            self._check_seat(m, seat, token)
+            if not _is_int(action):
+                raise InvalidArgument(f"action: expected an integer, got {quoted(action)}")
+            if not _is_int(expected_action_count) or expected_action_count < 0:
+                raise InvalidArgument(f"expected_action_count: expected a non-negative integer, got "
+                                      f"{quoted(expected_action_count)}")
+            with m.lock:
+                if not m.retired:
+                    return self._submit(m, seat, action, expected_action_count)
+        raise FailedPrecondition("the match was being retired from memory; retry")
+
+    def _submit(self, m: Match, seat: int, action: int, expected_action_count: int) -> dict[str, Any]:
         with m.lock:
             n = m.action_count
             if expected_action_count < n:
@@ -212,35 +368,67 @@ class MatchService:
         if seat is not SPECTATOR:
             self._check_seat(m, seat, token)
         if not _is_int(from_count) or from_count < 0:
-            raise InvalidArgument(f"from_count: expected a non-negative integer, got {from_count!r}")
+            raise InvalidArgument(f"from_count: expected a non-negative integer, got {quoted(from_count)}")
         return self._events(m, seat, from_count, cancel, poll)
 
     def _events(self, m: Match, seat, i: int, cancel, poll) -> Iterator[dict[str, Any]]:
-        while True:
+        with m.lock:
+            m.watchers += 1  # a match watched is never idle
+        try:
+            while True:
+                with m.lock:
+                    while (i >= m.action_count and not m.finished and not m.retired and not self._closed.is_set()
+                           and not (cancel is not None and cancel.is_set())):
+                        m.changed.wait(poll)
+                    batch = [m.event(j, seat) for j in range(i, m.action_count)]
+                    done = m.finished and i + len(batch) >= m.action_count
+                    end = m.end_event() if done else None
+                    stale = m.retired and not m.finished
+                yield from batch
+                i += len(batch)
+                if end is not None:
+                    yield end
+                    return
+                if self._closed.is_set() or (cancel is not None and cancel.is_set()):
+                    return
+                if stale:  # retired meanwhile: go on with the match loaded back
+                    with m.lock:
+                        m.watchers -= 1
+                    m = self._match(m.id)
+                    with m.lock:
+                        m.watchers += 1
+        finally:
             with m.lock:
-                while (i >= m.action_count and not m.finished and not self._closed.is_set()
-                       and not (cancel is not None and cancel.is_set())):
-                    m.changed.wait(poll)
-                batch = [m.event(j, seat) for j in range(i, m.action_count)]
-                done = m.finished and i + len(batch) >= m.action_count
-                end = m.end_event() if done else None
-            yield from batch
-            i += len(batch)
-            if end is not None:
-                yield end
-                return
-            if self._closed.is_set() or (cancel is not None and cancel.is_set()):
-                return
+                m.watchers -= 1
 
     def list_matches(self) -> list[dict[str, Any]]:
+        """The summaries of the matches in memory, then of the most recent retired ones (read from the store),
+        at most :data:`LIST_CAP` in all, each group oldest first."""
+        with self._lock:
+            live = list(self._matches.values())
         out = []
-        for m in list(self._matches.values()):
+        for m in live[:LIST_CAP]:
             with m.lock:
                 out.append(m.summary())
+        room = LIST_CAP - len(out)
+        if room > 0:
+            ids = {s["match_id"] for s in out}
+            retired = [s for s in self.store.retired_summaries(LIST_CAP) if s["match_id"] not in ids]
+            out += retired[len(retired) - room:] if len(retired) > room else retired
         return out
 
     def get_record(self, match_id: str) -> dict[str, Any]:
-        """The whole game once the match is over (every pick has been revealed by then, R7)."""
+        """The whole game once the match is over (every pick has been revealed by then, R7). A finished match
+        retired from memory is read from the store as it is, without loading it back."""
+        self._check_id(match_id)
+        if match_id not in self._matches:
+            retired = self.store.retired(match_id)
+            if retired is not None and retired[0]:
+                stored = self.store.load(match_id)
+                summary = retired[1]
+                return {"format": "feudo-match/1", "match_id": match_id, "setup": stored.setup,
+                        "actions": list(stored.actions), "winners": list(summary["winners"]),
+                        "vp": list(summary["vp"])}
         m = self._match(match_id)
         with m.lock:
             if not m.finished:

@@ -15,17 +15,19 @@ from engine import DataFileError, FeudoError, load_map, load_ruleset
 from engine.core import new_game
 
 from feudo_ai.bots import make_bot
+from feudo_ai.bounded import quoted
 
 from .errors import InvalidArgument
 
 EXTERNAL = "external"
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _MAX_SEED = 2**63 - 1
+MAX_SPEC_CHARS = 256  # a seat's bot spec, at most
 
 
 def _int(value: Any, name: str, lo: int, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise InvalidArgument(f"{name}: expected an integer in [{lo}, {hi}], got {value!r}")
+        raise InvalidArgument(f"{name}: expected an integer in [{lo}, {hi}], got {quoted(value)}")
     return value
 
 
@@ -62,15 +64,16 @@ class MatchSetup:
         seats = d.get("seats") or [EXTERNAL] * players
         if isinstance(seats, str) or not isinstance(seats, (list, tuple)) or len(seats) != players:
             raise InvalidArgument(f"seats: expected a list of {players} seats (\"external\" or a bot spec), "
-                                  f"got {seats!r}")
+                                  f"got {quoted(seats)}")
         for i, s in enumerate(seats):
-            if not isinstance(s, str) or not s.strip():
-                raise InvalidArgument(f"seats[{i}]: expected \"external\" or a bot spec, got {s!r}")
+            if not isinstance(s, str) or not s.strip() or len(s) > MAX_SPEC_CHARS:
+                raise InvalidArgument(f"seats[{i}]: expected \"external\" or a bot spec of at most "
+                                      f"{MAX_SPEC_CHARS} characters, got {quoted(s)}")
         seats = tuple(s.strip() for s in seats)
         seed = _int(d.get("seed", 0), "seed", 0, _MAX_SEED)
         ruleset = d.get("ruleset") or "basic"
         if not isinstance(ruleset, str) or not _NAME.match(ruleset):
-            raise InvalidArgument(f"ruleset: expected the name of a packaged ruleset, got {ruleset!r}")
+            raise InvalidArgument(f"ruleset: expected the name of a packaged ruleset, got {quoted(ruleset)}")
         turns = d.get("turns")
         if turns is not None:
             turns = _int(turns, "turns", 1, 100)
@@ -78,16 +81,16 @@ class MatchSetup:
         for name in ("virulent_plague", "strategy_only"):
             v = d.get(name, False)
             if not isinstance(v, bool):
-                raise InvalidArgument(f"{name}: expected true or false, got {v!r}")
+                raise InvalidArgument(f"{name}: expected true or false, got {quoted(v)}")
             flags[name] = v
         map_name = d.get("map") or "default"
         if not isinstance(map_name, str) or not _NAME.match(map_name):
-            raise InvalidArgument(f"map: expected the name of a packaged map, got {map_name!r}")
+            raise InvalidArgument(f"map: expected the name of a packaged map, got {quoted(map_name)}")
         order = d.get("board_order")
         if order is not None:
             if (not isinstance(order, (list, tuple)) or sorted(order) != [0, 1, 2, 3]
                     or not all(isinstance(x, int) and not isinstance(x, bool) for x in order)):
-                raise InvalidArgument(f"board_order: expected a permutation of 0, 1, 2, 3, got {order!r}")
+                raise InvalidArgument(f"board_order: expected a permutation of 0, 1, 2, 3, got {quoted(order)}")
             order = tuple(order)
         board_seed = d.get("board_seed")
         if board_seed is not None:
@@ -95,7 +98,8 @@ class MatchSetup:
         castles = d.get("castles")
         if castles is not None:
             if not isinstance(castles, (list, tuple)) or len(castles) != players:
-                raise InvalidArgument(f"castles: expected a list of {players} castle site ids, got {castles!r}")
+                raise InvalidArgument(f"castles: expected a list of {players} castle site ids, got "
+                                      f"{quoted(castles)}")
             castles = tuple(_int(c, f"castles[{i}]", 0, 10_000) for i, c in enumerate(castles))
         setup = cls(players, seats, seed, ruleset, turns, flags["virulent_plague"], flags["strategy_only"],
                     map_name, order, board_seed, castles)

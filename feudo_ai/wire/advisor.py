@@ -57,6 +57,7 @@ from feudo.v1 import game_pb2 as gpb
 
 from feudo_ai.settings import DEFAULT_ITERATIONS, SearchOptions, resolve
 from feudo_ai.search import Advice, Alternative, NotToAct, ObservedPosition, SearchStats, advise, decision_root
+from feudo_ai.search.admission import SearchSlots
 from feudo_ai.search.cancel import CancelEvent
 from . import convert
 from .convert import PositionError
@@ -67,6 +68,7 @@ from ..matches.errors import MatchError
 SERVICE_NAME = apb.DESCRIPTOR.services_by_name["Advisor"].full_name  # "feudo.v1.Advisor"
 NODE_BYTES = 64  # one node of the C search's pool (fast_search)
 NODES_PER_ITERATION = 6  # the trees grow by about 4 nodes an iteration (fast_search); a margin on top
+MIN_SECONDS = 0.001  # the smallest time budget a call (or a match's bot) may ask: below it no search is worth starting
 MAX_RESERVE = 0.75  # at most this share of `limits.seconds` is reserved for the answer's overhead (under load)
 # Time-bounded searches share the cores: 16 searches of 200 ms on 2 cores each get 1/8 of a core, a few thousand
 # iterations (benchmarks/service_load.py: mean_iterations), and every further one makes all answers worse; so the
@@ -138,6 +140,13 @@ class ServiceConfig:
             raise ValueError(f"search_nice: expected an integer in [0, 19], got {self.search_nice!r}")
 
 
+def new_slots(config: ServiceConfig, metrics: Any = None) -> SearchSlots:
+    """The admission of searches under ``config``'s caps (:class:`~feudo_ai.search.admission.SearchSlots`)."""
+    return SearchSlots(config.max_concurrent_searches, config.max_search_threads,
+                       max_threads_per_search=config.max_threads,
+                       on_change=None if metrics is None else metrics.in_flight)
+
+
 def service_options(algorithm: str, players: int, limits: Mapping[str, Any]) -> SearchOptions:
     """The Advisor's search settings for a game of ``players`` under the request's ``limits`` (settings by name):
     the ``product`` profile for the MO-ISMCTS, the ``default`` one for ``pimc`` (the baseline keeps the plain
@@ -163,8 +172,9 @@ class AdvisorServicer(apb_grpc.AdvisorServicer):
     """The ``feudo.v1.Advisor`` methods (register with ``advisor_pb2_grpc.add_AdvisorServicer_to_server``; serve
     with :class:`~feudo_ai.wire.plumbing.CallInterceptor`, which gives each method its :func:`current_call`)."""
 
-    def __init__(self, config: ServiceConfig | None = None, metrics: Any = None, matches: Any = None):
-        self.config = config or ServiceConfig()
+    def __init__(self, config: ServiceConfig | None = None, metrics: Any = None, slots: SearchSlots | None = None,
+                 matches: Any = None):
+        self.config = cfg = config or ServiceConfig()
         self.metrics = metrics
         # the hosted matches' service when the server hosts both (FeudoServer): the match form of a position
         # reads the seat's view from it; None: that form is FAILED_PRECONDITION
@@ -172,8 +182,9 @@ class AdvisorServicer(apb_grpc.AdvisorServicer):
         # replays of recent histories (the history form): see feudo_ai/wire/history_cache.py
         self.history_cache = HistoryCache(self.config.history_cache_entries)
         self._lock = threading.Lock()
-        self.in_flight = 0  # searches running
-        self.threads_in_flight = 0  # their C search threads
+        # the admission of searches under the caps, shared with the hosted matches' bots (FeudoServer gives both
+        # the same one): a call is admitted at once or refused, a bot waits for its turn
+        self.slots = slots or new_slots(cfg, metrics)
         # seconds from a search's planned end to its call's end (the search's labelling, the answer's building
         # and sending, waiting for the GIL and the cores under load): the recent samples, whose RESERVE_QUANTILE
         # is reserved out of `limits.seconds` (see _options)
@@ -192,9 +203,10 @@ class AdvisorServicer(apb_grpc.AdvisorServicer):
                             f"limits.iterations: {limits.iterations} is beyond this server's cap {cfg.max_iterations}")
             iterations = int(limits.iterations)
         if limits.HasField("seconds"):
-            if not math.isfinite(limits.seconds) or limits.seconds <= 0:
+            if not math.isfinite(limits.seconds) or limits.seconds < MIN_SECONDS:
                 raise Abort(grpc.StatusCode.INVALID_ARGUMENT,
-                            f"limits.seconds: expected a positive finite number, got {limits.seconds}")
+                            f"limits.seconds: expected a finite number of at least {MIN_SECONDS:g} (1 ms), got "
+                            f"{limits.seconds:g}")
             if limits.seconds > cfg.max_seconds:
                 raise Abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
                             f"limits.seconds: {limits.seconds:g} is beyond this server's cap {cfg.max_seconds:g}")
@@ -263,30 +275,23 @@ class AdvisorServicer(apb_grpc.AdvisorServicer):
         call.set(phase=Phase(int(observed.observation["phase"])).name, turn=observed.observation["turn"])
         return observed, convert.loader_path(position)
 
+    @property
+    def in_flight(self) -> int:
+        """Searches running on the server (the calls' and the matches' bots')."""
+        return self.slots.searches
+
+    @property
+    def threads_in_flight(self) -> int:
+        return self.slots.threads
+
     def _slot(self, threads: int) -> None:
         """Admit a search of ``threads`` C threads, or :raises Abort: RESOURCE_EXHAUSTED (never a queue)."""
-        cfg = self.config
-        with self._lock:
-            if self.in_flight >= cfg.max_concurrent_searches:
-                raise Abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                            f"{cfg.max_concurrent_searches} searches are already running on this server (its cap); "
-                            f"retry later or ask another replica")
-            if self.threads_in_flight + threads > cfg.max_search_threads:
-                raise Abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
-                            f"{self.threads_in_flight} search threads are running on this server and {threads} more "
-                            f"would pass its cap of {cfg.max_search_threads} (what its cores serve); retry later or "
-                            f"ask another replica")
-            self.in_flight += 1
-            self.threads_in_flight += threads
-        if self.metrics is not None:
-            self.metrics.in_flight(self.in_flight)
+        refused = self.slots.try_acquire(threads)
+        if refused is not None:
+            raise Abort(grpc.StatusCode.RESOURCE_EXHAUSTED, refused)
 
     def _release(self, threads: int) -> None:
-        with self._lock:
-            self.in_flight -= 1
-            self.threads_in_flight -= threads
-        if self.metrics is not None:
-            self.metrics.in_flight(self.in_flight)
+        self.slots.release(threads)
 
     @staticmethod
     def _cancel_event(context: grpc.ServicerContext) -> CancelEvent:

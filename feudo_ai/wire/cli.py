@@ -32,7 +32,9 @@ from typing import Any, Sequence
 from engine import DataFileError
 from engine.checker import MAX_JSON_BYTES, read_file_bytes
 
+from ..matches import service as match_service
 from .advisor import ServiceConfig
+from .plumbing import BoundedLines
 from .server import DEFAULT_ADDRESS, FeudoServer, ListenError, ServerSettings, check_address
 
 DEFAULT_HTTP = "127.0.0.1:8080"
@@ -195,23 +197,26 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                                                       "authorization: Bearer <token>); or set FEUDO_ADVISOR_TOKEN")
     p.add_argument("--metrics-port", type=int, default=None, help="serve Prometheus metrics on this port")
     p.add_argument("--max-concurrent", type=int, default=d.max_concurrent_searches,
-                   help=f"searches at once; beyond: RESOURCE_EXHAUSTED (default {d.max_concurrent_searches})")
+                   help=f"searches at once, the Advisor's and the matches' bots'; a call beyond: RESOURCE_EXHAUSTED, a "
+                        f"bot waits its turn (bots hold at most half) (default {d.max_concurrent_searches})")
     p.add_argument("--max-search-threads", type=int, default=d.max_search_threads,
                    help=f"C search threads at once over all searches (a search of N threads takes N); beyond: "
                         f"RESOURCE_EXHAUSTED (default {d.max_search_threads}: 8 per core)")
     p.add_argument("--search-nice", type=int, default=d.search_nice,
                    help=f"search threads run this much nicer (Linux) than the threads answering calls, so that "
-                        f"answers are not starved by searches (0-19, default {d.search_nice})")
-    p.add_argument("--max-threads", type=int, default=d.max_threads, help=f"threads per search (default {d.max_threads})")
+                        f"answers are not starved by searches; the matches' bots too (0-19, default "
+                        f"{d.search_nice})")
+    p.add_argument("--max-threads", type=int, default=d.max_threads, help=f"threads per search; a bot seat beyond is refused (default {d.max_threads})")
     p.add_argument("--max-seconds", type=float, default=d.max_seconds,
-                   help=f"seconds per search (default {d.max_seconds:g})")
+                   help=f"seconds per search; a bot seat beyond is refused (default {d.max_seconds:g})")
     p.add_argument("--max-iterations", type=int, default=d.max_iterations,
-                   help=f"iterations per search (default {d.max_iterations})")
+                   help=f"iterations per search; a bot seat beyond is refused (default {d.max_iterations})")
     p.add_argument("--max-nodes", type=int, default=d.max_nodes,
                    help=f"node pool of a search worker, 64 bytes a node (default {d.max_nodes})")
     p.add_argument("--max-message-bytes", type=int, default=d.max_message_bytes,
                    help=f"largest request or response (default {d.max_message_bytes})")
-    p.add_argument("--grace", type=float, default=10.0, help="seconds calls in flight get at shutdown (default 10)")
+    p.add_argument("--grace", type=float, default=10.0,
+                   help="seconds calls in flight get at shutdown; bot searches are cancelled at once (default 10)")
     p.add_argument("--drain-delay", type=float, default=0.0,
                    help="seconds between health NOT_SERVING and refusing new calls at shutdown (default 0)")
     p.add_argument("--db", default=None, metavar="PATH",
@@ -225,6 +230,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         f"server goes on without HTTP and says so)")
     p.add_argument("--no-http", action="store_true", help="serve no HTTP (gRPC only)")
     p.add_argument("--no-grpc", action="store_true", help="serve no gRPC (HTTP only)")
+    p.add_argument("--max-matches", type=int, default=match_service.MAX_MATCHES,
+                   help=f"live (unfinished) hosted matches held at once; beyond: RESOURCE_EXHAUSTED. Finished and "
+                        f"retired matches do not count (default {match_service.MAX_MATCHES})")
+    p.add_argument("--match-idle-seconds", type=float, default=match_service.IDLE_SECONDS,
+                   help=f"a match waiting for an external seat with no action (and no watch stream) for this long "
+                        f"is retired from memory; its next call loads it back (0: never; default "
+                        f"{match_service.IDLE_SECONDS:g})")
+    p.add_argument("--finished-retention-seconds", type=float, default=match_service.FINISHED_SECONDS,
+                   help=f"a finished match is retired from memory this long after it ended; it stays readable from "
+                        f"the database (GetRecord, GetObservation, ListMatches) (0: at once; default "
+                        f"{match_service.FINISHED_SECONDS:g})")
     p.add_argument("--log-level", default="INFO", help="logging level (default INFO: one line per call)")
 
 
@@ -256,13 +272,21 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
             args.http_skipped = str(e)
     if args.max_watch_streams < 1:
         raise ValueError(f"--max-watch-streams: expected a positive integer, got {args.max_watch_streams}")
+    if args.max_matches < 1:
+        raise ValueError(f"--max-matches: expected a positive integer, got {args.max_matches}")
+    for flag, v in (("--match-idle-seconds", args.match_idle_seconds),
+                    ("--finished-retention-seconds", args.finished_retention_seconds)):
+        if not v >= 0 or v == float("inf"):
+            raise ValueError(f"{flag}: expected a non-negative number of seconds, got {v}")
     config = ServiceConfig(max_iterations=args.max_iterations, max_seconds=args.max_seconds,
                            max_threads=args.max_threads, max_concurrent_searches=args.max_concurrent,
                            max_search_threads=args.max_search_threads, search_nice=args.search_nice,
                            max_message_bytes=args.max_message_bytes, max_nodes=args.max_nodes)
     return ServerSettings(address=args.address, config=config, tls_cert=_read(args.tls_cert, "--tls-cert"),
                           tls_key=_read(args.tls_key, "--tls-key"), token=token, metrics_port=args.metrics_port,
-                          db=args.db, max_watch_streams=args.max_watch_streams, http=http, grpc=not args.no_grpc)
+                          db=args.db, max_watch_streams=args.max_watch_streams, http=http, grpc=not args.no_grpc,
+                          max_matches=args.max_matches, match_idle_seconds=args.match_idle_seconds or None,
+                          finished_retention_seconds=args.finished_retention_seconds)
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -270,6 +294,8 @@ def serve(args: argparse.Namespace) -> int:
     stderr) when the server cannot listen."""
     logging.basicConfig(level=getattr(logging, str(args.log_level).upper(), logging.INFO),
                         format="%(asctime)s %(levelname)s %(name)s %(message)s", stream=sys.stderr)
+    for handler in logging.getLogger().handlers:  # no log line a client can make arbitrarily long
+        handler.addFilter(BoundedLines())
     fix_mmap_threshold()  # process-wide, so here (the process's entry point) and not in FeudoServer
     try:
         server = FeudoServer(settings_from_args(args)).start()

@@ -2,9 +2,14 @@
 
 - :class:`CallInterceptor`: wraps every call of the services it is given. It starts the call's clock as the call
   arrives, gives the servicer the call's :class:`CallLog` (:func:`current_call`), answers request bytes that are not
-  the message ``INVALID_ARGUMENT``, turns :class:`Abort` and the service's domain errors into their status codes
-  (anything else: ``INTERNAL`` without details, logged with its traceback), and writes one structured log line
-  per call (and its metrics);
+  the message, and an enum field holding a number its enum does not define (anywhere in the request),
+  ``INVALID_ARGUMENT``, turns :class:`Abort` and the service's domain errors into their status codes (anything
+  else: ``INTERNAL`` without details, logged with its traceback), and writes one structured log line per call (and
+  its metrics): ``CANCELLED`` or ``DEADLINE_EXCEEDED`` when the call ended before its answer was sent;
+- client input echoed into a status message or a log line is bounded (:func:`feudo_ai.bounded.quoted`, re-exported
+  here): every status message is at most :data:`~feudo_ai.bounded.MESSAGE_CAP` characters, every text field of a
+  call's log line at most :data:`~feudo_ai.bounded.LOG_FIELD_CAP`, and :class:`BoundedLines` cuts any log line
+  beyond :data:`~feudo_ai.bounded.LOG_LINE_CAP`;
 - :class:`TokenInterceptor`: the API token, checked on every call but health checks;
 - :class:`Metrics`: the Prometheus metrics (optional).
 
@@ -24,6 +29,11 @@ from typing import Any, Callable, Iterator, Mapping
 
 import grpc
 from grpc_health.v1 import health_pb2
+
+from feudo_ai.bounded import LOG_FIELD_CAP, LOG_LINE_CAP, MESSAGE_CAP, bounded, quoted
+
+__all__ = ["Abort", "BoundedLines", "CallInterceptor", "CallLog", "Metrics", "TokenInterceptor", "current_call",
+           "quoted"]
 
 # The logger of the call lines: the name they had before the wire room, which operators' filters may use.
 log = logging.getLogger("feudo.service")
@@ -49,20 +59,58 @@ class CallLog:
 
     def __init__(self, method: str, context: grpc.ServicerContext, metrics: Any, arrival: float | None = None):
         self.started = time.monotonic() if arrival is None else arrival
+        self.context = context
         self.fields: dict[str, Any] = {"method": method, "peer": context.peer()}
         self.metrics = metrics
         self.code = grpc.StatusCode.OK
 
     def set(self, **kv: Any) -> None:
-        self.fields.update(kv)
+        """Fields of the log line; a text (often client input: an id, a seat spec) is kept to
+        :data:`~feudo_ai.bounded.LOG_FIELD_CAP` characters."""
+        self.fields.update({k: _bounded_field(v) for k, v in kv.items()})
 
     def finish(self) -> None:
         latency = time.monotonic() - self.started
+        if self.code == grpc.StatusCode.OK and not _active(self.context):
+            # the call ended before its answer went out: the client cancelled (or went away), or its deadline passed
+            remaining = self.context.time_remaining()
+            self.code = (grpc.StatusCode.DEADLINE_EXCEEDED if remaining is not None and remaining <= 0
+                         else grpc.StatusCode.CANCELLED)
         self.fields.update(status=self.code.name, latency_ms=round(latency * 1000, 1))
         log.info(json.dumps(self.fields, separators=(",", ":"), default=str))
         if self.metrics is not None:
             self.metrics.observe(self.fields["method"], self.code.name, latency, self.fields.get("iterations"),
                                  self.fields.get("search_seconds"))
+
+
+def _bounded_field(value: Any) -> Any:
+    if isinstance(value, str):
+        return bounded(value, LOG_FIELD_CAP)
+    if isinstance(value, (bytes, bytearray)):
+        return quoted(value, LOG_FIELD_CAP)
+    return value
+
+
+def _active(context: grpc.ServicerContext) -> bool:
+    try:
+        return context.is_active()
+    except Exception:  # noqa: BLE001 - a test's stand-in context: taken as active
+        return True
+
+
+class BoundedLines(logging.Filter):
+    """A handler filter that cuts any log record's message beyond ``cap`` characters (the last resort behind the
+    bounded fields: no line a client can make arbitrarily long). ``feudo serve`` puts it on its log handlers."""
+
+    def __init__(self, cap: int = LOG_LINE_CAP):
+        super().__init__()
+        self.cap = cap
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if len(message) > self.cap:
+            record.msg, record.args = bounded(message, self.cap), None
+        return True
 
 
 _CALL: contextvars.ContextVar[CallLog] = contextvars.ContextVar("feudo_call")
@@ -143,7 +191,57 @@ def _checked(request: Any) -> Any:
     if isinstance(request, _BadRequest):
         raise Abort(grpc.StatusCode.INVALID_ARGUMENT,
                     f"request: not a valid {request.message_name} message ({request.error})")
+    bad = _bad_enum(request)
+    if bad is not None:
+        raise Abort(grpc.StatusCode.INVALID_ARGUMENT, bad)
     return request
+
+
+@functools.lru_cache(maxsize=None)
+def _enums_below(descriptor: Any) -> bool:
+    """Whether a message of this type can hold an enum field (itself or any message inside it)."""
+    seen, todo = set(), [descriptor]
+    while todo:
+        d = todo.pop()
+        if d.full_name in seen:
+            continue
+        seen.add(d.full_name)
+        for f in d.fields:
+            if f.enum_type is not None:
+                return True
+            if f.message_type is not None:
+                todo.append(f.message_type)
+    return False
+
+
+def _bad_enum(message: Any, path: str = "") -> str | None:
+    """The first enum field of ``message`` (anywhere inside it) holding a number its enum does not define, as
+    ``path: N is not a value of ENUM``; None if there is none. Proto3 enums are open: such numbers parse, and would
+    otherwise be read as whatever the servicer does with an unknown value (e.g. the default algorithm)."""
+    if not _enums_below(message.DESCRIPTOR):
+        return None
+    for f, value in message.ListFields():
+        name = path + f.name
+        if f.enum_type is not None:
+            values = enumerate(value) if f.is_repeated else [(None, value)]
+            for i, v in values:
+                if v not in f.enum_type.values_by_number:
+                    where = name if i is None else f"{name}[{i}]"
+                    known = ", ".join(f"{x.number} ({x.name})" for x in f.enum_type.values)
+                    return f"{where}: {v} is not a value of {f.enum_type.full_name} (one of {known})"
+        elif f.message_type is not None and _enums_below(f.message_type):
+            if f.message_type.GetOptions().map_entry:
+                items = [(f"{name}[{quoted(k)}]", v) for k, v in value.items()
+                         if not isinstance(v, (int, str, bytes, float, bool))]
+            elif f.is_repeated:
+                items = [(f"{name}[{i}]", v) for i, v in enumerate(value)]
+            else:
+                items = [(name, value)]
+            for where, sub in items:
+                bad = _bad_enum(sub, where + ".")
+                if bad is not None:
+                    return bad
+    return None
 
 
 def _serve_unary(behaviour: Callable[..., Any], method: str, arrival: float, status_of: StatusOf, metrics: Any,
@@ -191,6 +289,7 @@ def _guard(call: CallLog, context: grpc.ServicerContext, status_of: StatusOf, th
             log.exception("internal error in %s", call.fields["method"])
             context.abort(grpc.StatusCode.INTERNAL, "internal error (logged by the server)")
         message = str(e)
+    message = bounded(message, MESSAGE_CAP)  # a message that echoes client input must still fit the metadata
     call.code = code
     call.set(error=message)
     context.abort(code, message)
@@ -217,7 +316,7 @@ class TokenInterceptor(grpc.ServerInterceptor):
         given_b = given.encode() if isinstance(given, str) else bytes(given)
         if hmac.compare_digest(given_b, self._expected):
             return continuation(details)
-        log.info('{"method":"%s","status":"UNAUTHENTICATED"}', details.method)
+        log.info('{"method":%s,"status":"UNAUTHENTICATED"}', json.dumps(bounded(details.method, LOG_FIELD_CAP)))
         handler = continuation(details)
         if handler is not None and (handler.response_streaming or handler.request_streaming):
             return self._deny_stream

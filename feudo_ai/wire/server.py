@@ -7,7 +7,10 @@ peers, with health, reflection, optional TLS, API token and Prometheus metrics.
     server.drain(grace=10)                                                # health NOT_SERVING, finish, stop
 
 Matches are kept in SQLite at ``settings.db`` (without it, in memory: they end with the process) and resumed with
-their bots when the server starts again. The API token is checked on every call of both services and of
+their bots when the server starts again; finished and idle matches are retired from memory (``max_matches``,
+``match_idle_seconds``, ``finished_retention_seconds``: :class:`~feudo_ai.matches.service.MatchService`). The
+matches' bots search under the Advisor's caps and through the same admission (one
+:class:`~feudo_ai.search.admission.SearchSlots`), at the same nice. The API token is checked on every call of both services and of
 reflection (metadata ``authorization: Bearer <token>``, ``UNAUTHENTICATED`` otherwise); health checks stay open
 so that load balancers can probe. The command line (flags, logging, signals) is :mod:`.cli`.
 """
@@ -29,9 +32,11 @@ from grpc_reflection.v1alpha import reflection
 from feudo.v1 import advisor_pb2_grpc as apb_grpc
 from feudo.v1 import matches_pb2_grpc as mpb_grpc
 
+from ..matches import service as match_service
+from ..matches.limits import BotLimits
 from ..matches.service import MatchService
 from . import advisor, matches
-from .advisor import AdvisorServicer, ServiceConfig
+from .advisor import AdvisorServicer, ServiceConfig, new_slots
 from .matches import MatchesServicer
 from .plumbing import HEALTH_SERVICE, CallInterceptor, Metrics, TokenInterceptor
 
@@ -54,6 +59,9 @@ class ServerSettings:
     max_watch_streams: int = 16  # WatchMatch streams open at once (each holds a worker thread)
     http: str | None = None  # host:port of the same services over HTTP (Connect) and the web table; None: none
     grpc: bool = True  # False: no gRPC listener (HTTP only)
+    max_matches: int = match_service.MAX_MATCHES  # live (unfinished) matches in memory; beyond: RESOURCE_EXHAUSTED
+    match_idle_seconds: float | None = match_service.IDLE_SECONDS  # an idle match is retired after this; None: never
+    finished_retention_seconds: float | None = match_service.FINISHED_SECONDS  # a finished one after this
 
 
 class ListenError(OSError):
@@ -122,9 +130,15 @@ class FeudoServer:
         self.address = f"{s.address.rsplit(':', 1)[0]}:{self.port}" if s.grpc else None
         if s.http:
             check_address(s.http)
-        self.servicer = AdvisorServicer(cfg, self.metrics)
+        # one admission of searches for the Advisor's calls and the matches' bots
+        self.slots = new_slots(cfg, self.metrics)
+        self.servicer = AdvisorServicer(cfg, self.metrics, self.slots)
         apb_grpc.add_AdvisorServicer_to_server(self.servicer, self.server)
-        self.matches = MatchService(s.db or ":memory:")
+        bot_limits = BotLimits(max_seconds=cfg.max_seconds, max_iterations=cfg.max_iterations,
+                               max_threads=cfg.max_threads, max_nodes=cfg.max_nodes, nice=cfg.search_nice)
+        self.matches = MatchService(s.db or ":memory:", max_matches=s.max_matches, idle_seconds=s.match_idle_seconds,
+                                    finished_seconds=s.finished_retention_seconds, bot_limits=bot_limits,
+                                    slots=self.slots)
         self.matches_servicer = MatchesServicer(self.matches, s.max_watch_streams)
         self.servicer.matches = self.matches  # the Advisor reads a hosted match's seat view (Position.match)
         mpb_grpc.add_MatchesServicer_to_server(self.matches_servicer, self.server)
@@ -170,16 +184,19 @@ class FeudoServer:
 
     def drain(self, grace: float = 10.0, delay: float = 0.0) -> None:
         """Graceful stop: health NOT_SERVING (load balancers stop sending), ``delay`` seconds still serving, then new
-        calls refused and calls in flight given up to ``grace`` seconds to finish."""
+        calls refused and calls in flight given up to ``grace`` seconds to finish; the matches' bot searches are
+        cancelled at once and their threads joined together within what is left of ``grace``."""
         for name in self._service_names:
             self.health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
         if delay > 0:
             time.sleep(delay)
-        self.matches.begin_close()  # watch streams end, so they do not hold the stop for the whole grace
+        end = time.monotonic() + grace
+        # bots stop (their searches cancelled) and watch streams end, so they do not hold the stop for the grace
+        self.matches.begin_close()
         if self.http is not None:
             self.http.stop()
         self.server.stop(grace).wait()
-        self.matches.close()
+        self.matches.close(timeout=max(0.1, end - time.monotonic()))
         if self._metrics_server is not None:
             server = self._metrics_server[0] if isinstance(self._metrics_server, tuple) else self._metrics_server
             server.shutdown()
