@@ -136,7 +136,7 @@ class Match:
         return {"match_id": self.id, "players": self.setup.players, "seats": list(self.setup.seats),
                 "action_count": self.action_count, "turn": s.turn, "finished": self.finished,
                 "current_player": s.current_player(), "vp": list(s.vp), "winners": list(s.winners),
-                "created": self.created}
+                "created": self.created, "setup": self.setup.to_dict()}
 
     def record(self) -> dict[str, Any]:
         """The whole game: setup and every action (only once finished: by then every pick was revealed)."""

@@ -25,6 +25,8 @@ other stale or future count, or an action out of turn, is :class:`FailedPrecondi
 
 from __future__ import annotations
 
+import functools
+import json
 import logging
 import re
 import secrets
@@ -310,6 +312,11 @@ class MatchService:
         """The match's :class:`engine.Game` (ruleset, map, players: public)."""
         return self._match(match_id).state.game
 
+    def game_of_summary(self, summary: dict[str, Any]):
+        """The :class:`engine.Game` of a match's summary (:meth:`list_matches`), built from the setup it carries,
+        without loading a retired match back into memory."""
+        return _game_of_setup(json.dumps(summary["setup"], sort_keys=True))
+
     def castles_of(self, match_id: str) -> tuple[int, ...]:
         """The Castle sites the match started with, per seat (empty: placing them is part of the match)."""
         return tuple(self._match(match_id).setup.castles or ())
@@ -447,3 +454,9 @@ class MatchService:
                     return False
                 m.changed.wait(min(left, 0.5))
         return True
+
+
+@functools.lru_cache(maxsize=64)
+def _game_of_setup(setup_json: str):
+    """The game (ruleset, map, players) of a setup, by its JSON: many matches share a few setups."""
+    return MatchSetup.from_dict(json.loads(setup_json)).start_state().game

@@ -96,7 +96,8 @@ class MatchesServicer(mpb_grpc.MatchesServicer):
                                 winners=s["winners"], created=s["created"])
             if s["current_player"] >= 0:
                 m.to_act = s["current_player"]
-            m.setup.CopyFrom(setup_from_game(self.service.game_of(s["match_id"])))  # the game only, never the seed
+            # the game only, never the seed; from the summary, so a retired match is not loaded back to be listed
+            m.setup.CopyFrom(setup_from_game(self.service.game_of_summary(s)))
         return out
 
     def GetRecord(self, req: mpb.GetRecordRequest, context: grpc.ServicerContext) -> mpb.GetRecordResponse:
