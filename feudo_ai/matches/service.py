@@ -349,8 +349,12 @@ class MatchService:
             if expected_action_count < n:
                 if m.actions[expected_action_count] == action and m.entries[expected_action_count].player == seat:
                     return {"action_count": expected_action_count + 1, "retry": True}  # already applied
-                raise FailedPrecondition(f"expected_action_count: stale, the match is at action {n}, not "
-                                         f"{expected_action_count}")
+                done = m.actions[expected_action_count]
+                who = player_name(m.entries[expected_action_count].player)
+                raise FailedPrecondition(
+                    f"expected_action_count: stale: action {expected_action_count} was already played ({who}: "
+                    f"{m.state.action_to_string(done) if m.entries[expected_action_count].player == seat else 'taken'})"
+                    f" and the match is now at action {n}; GetObservation gives the position")
             if expected_action_count > n:
                 raise FailedPrecondition(f"expected_action_count: the match is at action {n}, not "
                                          f"{expected_action_count}")
@@ -361,8 +365,11 @@ class MatchService:
                 raise FailedPrecondition(f"out of turn: {player_name(cp)} is to act, not {player_name(seat)}")
             legal = m.state.legal_actions()
             if action not in legal:
-                raise InvalidArgument(f"action: {action} ({m.state.action_to_string(action)}) is not legal now; "
-                                      f"{len(legal)} legal actions (GetObservation lists them)")
+                count = m.state.game.num_distinct_actions
+                what = (f"is not legal: no action of this game has that id (ids 0..{count - 1})"
+                        if not 0 <= action < count else f"({m.state.action_to_string(action)}) is not legal now")
+                raise InvalidArgument(f"action: {action} {what}; {len(legal)} legal actions (GetObservation lists "
+                                      f"them)")
             self._commit(m, action, n)
         return {"action_count": n + 1, "retry": False}
 
