@@ -27,6 +27,10 @@ def describe_action(state: Any, action: int, viewer: int | None, reveal_all: boo
     or ``"Red: selects a card (hidden)"`` for another seat's secret pick (R22); ``reveal_all`` names every pick
     (an omniscient spectator of a bot game)."""
     if state.is_chance_node():
+        if state.phase in (Phase.CHANCE_PLACER, Phase.CHANCE_DECIDER):  # say what chance decided (R21, R5)
+            who = state.game.player_name(action - state.game.layout.CHANCE_PLAYER)
+            what = "places the next Castle" if state.phase == Phase.CHANCE_PLACER else "decides the order of play"
+            return f"chance: {who} {what}"
         return state.action_to_string(action)
     p = state.current_player()
     name = state.game.player_name(p)
