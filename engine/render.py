@@ -25,7 +25,7 @@ import html
 import math
 from typing import Any, Mapping
 
-from .board import GameMap, Kind, cell_name
+from .board import GameMap, Kind, castle_site_cells, cell_name
 from .schema import CASTLE, DEAD, Phase
 from .state import State, install_view
 
@@ -132,15 +132,10 @@ Segments = list[tuple[str, "str | None"]]
 
 
 def _cell_marks(state: "State") -> dict[int, Segments]:
-    """Per territory, what stands on it besides its terrain: Castles (``#`` + owner's initial), each player's
-    tokens (initial + how many), the Plague Token (``*``)."""
+    """Per territory, what stands on it besides its terrain and Castles: each player's tokens (initial + how
+    many), the Plague Token (``*``)."""
     g = state.game
     out: dict[int, Segments] = {}
-    for p in range(g.num_players):
-        site = state.castle[p]
-        if site >= 0:
-            out.setdefault(g.map.castle_sites[site].territory, []).append(
-                ("#" + g.player_name(p)[0], PLAYER_STYLES[p % 4]))
     for p in range(g.num_players):
         count: dict[int, int] = {}
         for x in state.loc[p]:
@@ -166,16 +161,26 @@ def board_segments(state: "State") -> list[Segments]:
     marks = _cell_marks(state)
     if not owner:
         lines: list[Segments] = []
+        for p in range(g.num_players):
+            if state.castle[p] >= 0:
+                marks.setdefault(m.castle_sites[state.castle[p]].territory, []).insert(
+                    0, ("#" + g.player_name(p)[0], PLAYER_STYLES[p % 4]))
         for t in m.territories:
             segs: Segments = [(f"{m.labels[t.id]} ({t.kind.name.lower()})", TERRAIN_STYLES[t.kind])]
             for text, style in marks.get(t.id, []):
                 segs += [(" ", None), (text, style)]
             lines.append(segs)
         return lines
+    castles: dict[tuple[int, int], Segments] = {}  # on the site's own cell (a joined corner has two, R24)
+    site_cells = castle_site_cells(m)
+    for p in range(g.num_players):
+        site = state.castle[p]
+        if site >= 0 and site_cells[site] is not None:
+            castles.setdefault(site_cells[site], []).append(("#" + g.player_name(p)[0], PLAYER_STYLES[p % 4]))
     cell: dict[tuple[int, int], Segments] = {}
     for (r, c), t in owner.items():
         kind = m.territories[t].kind
-        segs = [(_ASCII[kind], TERRAIN_STYLES[kind])]
+        segs = [(_ASCII[kind], TERRAIN_STYLES[kind])] + castles.get((r, c), [])
         if (r, c) == min(m.territories[t].cells):
             segs += marks.get(t, [])
         cell[(r, c)] = segs

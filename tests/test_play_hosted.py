@@ -88,7 +88,7 @@ def test_a_hosted_game_is_played_to_the_end(hosted_game):
     assert "Game over:" in out
     assert f"--match {match_id} --seat 0 --token {token}" in out  # how to reconnect is printed at the start
     assert "Players: Blue = you, White = greedy, Yellow = random, Red = ismcts:iterations=200" in out
-    assert "Legend: . hill  W wood  ^ mountain  v village  C city" in out
+    assert "Legend: . Hill  % Wood  ^ Mountain  v Village  C City" in out
     assert "Your hand (Blue): Army Cards" in out and "Your decision (place_castle):" in out
 
 
@@ -117,7 +117,7 @@ def test_every_narrated_line_is_shown_in_order_fights_and_plague_included(server
 def test_r22_the_bots_secret_picks_are_never_shown(hosted_game):
     out = hosted_game[0].stdout
     for name in ("White", "Yellow", "Red"):
-        assert f"{name}: selects a card (hidden)" in out
+        assert re.search(f"{name}: selects (a card|\\d cards) \\(hidden\\)", out)  # consecutive picks: one line
         assert f"{name}: select " not in out  # a bot's pick is never printed by name before it is revealed
 
 
@@ -134,7 +134,7 @@ def test_reconnect_resumes_at_the_same_action_count(server):
         match_id, tokens = c.create_match(players=3, seats=["greedy", "external", "random"], seed=9, turns=2)
     join = ["--server", server, "--match", match_id, "--seat", "1", "--token", tokens[1], "--hint-seconds", "0.1"]
     first = _play(join, "1\n" * 12 + "quit\n", timeout=120)
-    assert first.returncode == 1 and "Traceback" not in first.stderr, first.stderr[-2000:]
+    assert first.returncode == 0 and "Traceback" not in first.stderr, first.stderr[-2000:]  # quit: status 0
     left = re.search(r"game left at action (\d+); the match goes on on the server\. To continue: (.+)", first.stdout)
     assert left, first.stdout[-2000:]
     count = int(left.group(1))
