@@ -108,7 +108,8 @@ def test_every_narrated_line_is_shown_in_order_fights_and_plague_included(server
     casualties = [line for line in consequences if "stricken" in line or "eliminated" in line]
     assert fights or casualties, "this seed has no fight nor plague casualty: pick another one"
     transcript = run.stdout.splitlines()
-    missing = _in_order(expected, transcript)
+    # a seat's consecutive hidden picks are one line ("White: selects 3 cards (hidden)"): test_r22_... checks them
+    missing = _in_order([line for line in expected if not line.endswith(": selects a card (hidden)")], transcript)
     assert not missing, missing[:5]
     for line in fights:
         assert line.endswith("wins") or "repelled" in line
@@ -195,7 +196,7 @@ def test_the_tables_view_is_the_servers_observation_at_every_decision(tmp_path):
                 assert observation_from_dict(table.game, table.view.observation(2)) == server_obs
                 assert [a for a, _ in table.choices()] == table.view.legal_actions()
                 if decisions == 3:
-                    assert "visits" in table.hint()
+                    assert "visits" in str(table.hint())
                     # `save FILE`: the seat's history as a feudo.v1.Position, which loads to the same view
                     saved = tmp_path / "seat2.json"
                     assert str(saved) in table.save(str(saved))
