@@ -31,7 +31,8 @@ from .checker import MAX_CELL, Checker, json_type, read_json_file
 
 __all__ = [
     "Kind", "DIRECTIONS", "Territory", "CastleSite", "GameMap", "load_map", "assemble",
-    "MAPS_DIR", "BOARD_FORMAT", "ASSEMBLY_FORMAT", "GRAPH_FORMAT",
+    "MAPS_DIR", "BOARD_FORMAT", "ASSEMBLY_FORMAT", "GRAPH_FORMAT", "territory_labels", "castle_site_labels",
+    "castle_site_cells", "grid_size", "cell_name",
 ]
 
 MAPS_DIR = Path(__file__).resolve().parent / "data" / "maps"
@@ -223,8 +224,31 @@ class GameMap:
             i2 = self._by_name.get(name_or_id)  # type: ignore[attr-defined]
             if i2 is not None:
                 return self.territories[i2]
+            if name_or_id in self.labels:  # the name a player reads on the board ("Wood C2")
+                return self.territories[self.labels.index(name_or_id)]
             raise ValueError(f"map {self.name!r}: no territory named {name_or_id!r}")
         raise ValueError(f"map {self.name!r}: {name_or_id!r} is neither a territory id nor a name")
+
+    # ------------------------------------------------------------------------------------------ player names
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """Per territory, the name a player finds on the board (:func:`territory_labels`, e.g. "Wood C2",
+        "City I5 Evesham", "Hill E1/F1"): the one naming of places of action texts, pictures and narration.
+        Computed once per map (maps are immutable)."""
+        cached = self.__dict__.get("_labels")
+        if cached is None:
+            cached = tuple(territory_labels(self))
+            object.__setattr__(self, "_labels", cached)
+        return cached
+
+    @property
+    def site_labels(self) -> tuple[str, ...]:
+        """Per Castle site, its cell's terrain and coordinate (:func:`castle_site_labels`, e.g. "Hill E1")."""
+        cached = self.__dict__.get("_site_labels")
+        if cached is None:
+            cached = tuple(castle_site_labels(self))
+            object.__setattr__(self, "_site_labels", cached)
+        return cached
 
     # ------------------------------------------------------------------------------------------- graph format
     def to_dict(self) -> dict[str, Any]:

@@ -25,12 +25,13 @@ import html
 import math
 from typing import Any, Mapping
 
-from .board import GameMap, Kind
+from .board import GameMap, Kind, castle_site_cells, cell_name
 from .schema import CASTLE, DEAD, Phase
 from .state import State, install_view
 
 __all__ = ["PLAYER_COLOURS", "TERRAIN_COLOURS", "TOKEN_LETTERS", "map_ascii", "map_svg", "position_svg",
-           "svg_to_png", "render_text", "token_marks", "legend_text"]
+           "svg_to_png", "render_text", "token_marks", "legend_text", "board_segments", "segments_text",
+           "tokens_text", "TERRAIN_STYLES", "PLAYER_STYLES"]
 
 
 def escape(text: str) -> str:
@@ -45,8 +46,15 @@ PLAYER_COLOURS = ("#2f6fd0", "#f4f4f4", "#f2c52e", "#d2352b")
 _INK = ("#ffffff", "#111111", "#111111", "#ffffff")
 TERRAIN_COLOURS = {Kind.HILL: "#d6e9b0", Kind.WOOD: "#3f7d3a", Kind.MOUNTAIN: "#9a9a9a", Kind.VILLAGE: "#e8bd6a",
                    Kind.CITY: "#c86b55", Kind.CENTRAL_HILL: "#f3ecd2"}
-_ASCII = {Kind.HILL: ".", Kind.WOOD: "W", Kind.MOUNTAIN: "^", Kind.VILLAGE: "v", Kind.CITY: "C",
+#: One symbol per terrain on the text board: none of them is a player's initial (B, W, Y, R) or another mark.
+_ASCII = {Kind.HILL: ".", Kind.WOOD: "%", Kind.MOUNTAIN: "^", Kind.VILLAGE: "v", Kind.CITY: "C",
           Kind.CENTRAL_HILL: "+"}
+#: Styles of the text board on a colour terminal (rich style names): terrain symbols, and each seat's marks.
+TERRAIN_STYLES = {Kind.HILL: "green", Kind.WOOD: "bold green", Kind.MOUNTAIN: "bright_black", Kind.VILLAGE: "yellow",
+                  Kind.CITY: "bold magenta", Kind.CENTRAL_HILL: "bold white"}
+PLAYER_STYLES = ("bold blue", "bold white", "bold yellow", "bold red")
+_TERRAIN_WORD = {Kind.HILL: "Hill", Kind.WOOD: "Wood", Kind.MOUNTAIN: "Mountain", Kind.VILLAGE: "Village",
+                 Kind.CITY: "City", Kind.CENTRAL_HILL: "Central Hill (Convent)"}
 #: One letter per token kind (R1), on the board and in the text picture.
 TOKEN_LETTERS = {"baron": "B", "milady": "M", "first_knight": "F", "knight": "K", "mercenary": "$",
                  "infantryman": "i"}
@@ -74,27 +82,33 @@ def _marks(game_map: GameMap, marks: Mapping[int, str] | None) -> dict[int, str]
     return out
 
 
-def map_ascii(game_map: GameMap, marks: Mapping[int, str] | None = None) -> str:
-    """A text picture of a map (R3 "renderable"): one character per grid cell by kind (``.`` hill, ``W`` wood,
+def map_ascii(game_map: GameMap, marks: Mapping[int, str] | None = None, coordinates: bool = False) -> str:
+    """A text picture of a map (R3 "renderable"): one character per grid cell by kind (``.`` hill, ``%`` wood,
     ``^`` mountain, ``v`` village, ``C`` city, ``+`` central hill), or the first character of ``marks[id]`` on every
-    cell of a marked territory. Territories without cells are listed with their neighbours.
+    cell of a marked territory; ``coordinates`` adds the column letters and row numbers of the territories' labels
+    ("Wood C2" is column C, row 2). Territories without cells are listed with their neighbours.
 
     :raises KeyError: a mark for a territory the map does not have.
     """
     mk = _marks(game_map, marks)
     rows, cols, owner = _grid(game_map)
     lines: list[str] = []
+    if coordinates and owner:
+        lines.append("    " + " ".join(cell_name(0, c)[:-1].ljust(1) for c in range(cols)).rstrip())
     for r in range(rows):
         chars = []
         for c in range(cols):
             t = owner.get((r, c))
             chars.append(" " if t is None else mk.get(t, _ASCII[game_map.territories[t].kind])[0])
-        lines.append(" ".join(chars).rstrip())
+        row = " ".join(chars).rstrip()
+        lines.append(f"{r + 1:>3} {row}" if coordinates else row)
     for t in game_map.territories:
         if not t.cells:
             tag = f" [{mk[t.id]}]" if t.id in mk else ""
-            nbrs = ", ".join(game_map.territories[n].name for n in t.neighbors)
-            lines.append(f"{t.id:3d} {t.name} ({t.kind.name.lower()}){tag}: {nbrs}")
+            nbrs = ", ".join(game_map.labels[n] for n in t.neighbors)
+            lines.append(f"{t.id:3d} {game_map.labels[t.id]} ({t.kind.name.lower()}){tag}: {nbrs}")
+    if coordinates and owner:
+        lines.append("    " + "  ".join(f"{sym} {_TERRAIN_WORD[k].split(' (')[0].lower()}" for k, sym in _ASCII.items()))
     return "\n".join(lines)
 
 
@@ -113,37 +127,128 @@ def token_marks(state: "State") -> dict[int, str]:
     return marks
 
 
-def legend_text(state: "State") -> str:
-    """The legend of the text picture: terrain letters, players' initials, token letters."""
+#: A line of styled text: (text, rich style or None) pieces.
+Segments = list[tuple[str, "str | None"]]
+
+
+def _cell_marks(state: "State") -> dict[int, Segments]:
+    """Per territory, what stands on it besides its terrain and Castles: each player's tokens (initial + how
+    many), the Plague Token (``*``)."""
     g = state.game
-    players = ", ".join(f"{g.player_name(p)[0].lower()} {g.player_name(p)}" for p in range(g.num_players))
-    return ("Legend: . hill  W wood  ^ mountain  v village  C city  + Central Hill (Convent)  * Plague Token\n"
-            f"        a marked cell shows the first player there: {players}; tokens: B Baron, M Milady, "
-            "F First Knight, K Knight, $ Mercenary, i Infantryman (a * after a token's name: plague-stricken)")
+    out: dict[int, Segments] = {}
+    for p in range(g.num_players):
+        count: dict[int, int] = {}
+        for x in state.loc[p]:
+            if x >= 0:
+                count[x] = count.get(x, 0) + 1
+        for x, n in count.items():
+            out.setdefault(x, []).append((f"{g.player_name(p)[0]}{n}", PLAYER_STYLES[p % 4]))
+    if state.plague_village >= 0:
+        out.setdefault(state.plague_village, []).append(("*", "bold magenta"))
+    return out
+
+
+def board_segments(state: "State") -> list[Segments]:
+    """The text board of a position, line by line as styled pieces: column letters and row numbers (the
+    coordinates of every place's name, "Wood C2" is column C, row 2), each cell its terrain symbol followed by
+    the Castles (``#B``: Blue's), the tokens (``W3``: three of White's) and the Plague Token (``*``) on it. A
+    territory of several cells (a joined corner, the Central Hill) shows its marks on its first cell. A map
+    without cells lists its territories instead."""
+    state = state.to_reference() if hasattr(state, "to_reference") else state
+    g = state.game
+    m = g.map
+    rows, cols, owner = _grid(m)
+    marks = _cell_marks(state)
+    if not owner:
+        lines: list[Segments] = []
+        for p in range(g.num_players):
+            if state.castle[p] >= 0:
+                marks.setdefault(m.castle_sites[state.castle[p]].territory, []).insert(
+                    0, ("#" + g.player_name(p)[0], PLAYER_STYLES[p % 4]))
+        for t in m.territories:
+            segs: Segments = [(f"{m.labels[t.id]} ({t.kind.name.lower()})", TERRAIN_STYLES[t.kind])]
+            for text, style in marks.get(t.id, []):
+                segs += [(" ", None), (text, style)]
+            lines.append(segs)
+        return lines
+    castles: dict[tuple[int, int], Segments] = {}  # on the site's own cell (a joined corner has two, R24)
+    site_cells = castle_site_cells(m)
+    for p in range(g.num_players):
+        site = state.castle[p]
+        if site >= 0 and site_cells[site] is not None:
+            castles.setdefault(site_cells[site], []).append(("#" + g.player_name(p)[0], PLAYER_STYLES[p % 4]))
+    cell: dict[tuple[int, int], Segments] = {}
+    for (r, c), t in owner.items():
+        kind = m.territories[t].kind
+        segs = [(_ASCII[kind], TERRAIN_STYLES[kind])] + castles.get((r, c), [])
+        if (r, c) == min(m.territories[t].cells):
+            segs += marks.get(t, [])
+        cell[(r, c)] = segs
+    width = max(3, max(sum(len(x) for x, _ in segs) for segs in cell.values()))
+    head: Segments = [("    ", None)]
+    for c in range(cols):
+        head.append((cell_name(0, c)[:-1].ljust(width + 1), "dim"))
+    lines = [head]
+    for r in range(rows):
+        line: Segments = [(f"{r + 1:>3} ", "dim")]
+        for c in range(cols):
+            segs = cell.get((r, c), [(" ", None)])
+            used = sum(len(x) for x, _ in segs)
+            line += segs + [(" " * (width + 1 - used), None)]
+        line.append((f"{r + 1}", "dim"))
+        lines.append(line)
+    return lines
+
+
+def segments_text(lines: list[Segments]) -> str:
+    """Styled lines as plain text (trailing spaces dropped)."""
+    return "\n".join("".join(text for text, _ in segs).rstrip() for segs in lines)
+
+
+def tokens_text(state: "State", p: int) -> str:
+    """Where player ``p``'s tokens are, by place: "Hill A1: Baron 4, Knight 1 3; Wood C2: Infantryman 2 1
+    (stricken); in the Castle: Milady" (the number after a name is the token's current number, R1)."""
+    state = state.to_reference() if hasattr(state, "to_reference") else state
+    g = state.game
+    at: dict[int, list[str]] = {}
+    for t, x in enumerate(state.loc[p]):
+        if x == DEAD:
+            continue
+        name = f"{g.ruleset.army[t].name} {state.number(p, t)}" + (" (stricken)" if state.stricken[p][t] else "")
+        at.setdefault(x, []).append(name)
+    parts = [f"{g.map.labels[x]}: {', '.join(names)}" for x, names in sorted(at.items()) if x >= 0]
+    if CASTLE in at:
+        parts.append(f"in the Castle: {', '.join(at[CASTLE])}")
+    return "; ".join(parts) or "no tokens left"
+
+
+def legend_text(state: "State") -> str:
+    """The legend of the text board: every symbol it can show, and nothing it cannot."""
+    g = state.game
+    terrain = "  ".join(f"{sym} {_TERRAIN_WORD[k]}" for k, sym in _ASCII.items())
+    players = ", ".join(f"{g.player_name(p)[0]} {g.player_name(p)}" for p in range(g.num_players))
+    return (f"Legend: {terrain}  * Plague Token\n"
+            f"        players {players}: #B Blue's Castle, B3 three of Blue's tokens (listed by place below the "
+            f"board); places are named by column letter and row number, e.g. {g.map.labels[min(len(g.map.labels) - 1, 11)]}")
 
 
 def render_text(state: "State", legend: bool = True) -> str:
-    """A text picture of a position: turn, phase and player to act, the map with tokens, a line per player."""
+    """A text picture of a position: turn, phase and player to act, the board with coordinates, Castles, tokens
+    and the Plague Token, a line per player (VP, Cities, tokens by place)."""
     state = state.to_reference() if hasattr(state, "to_reference") else state
     g = state.game
     lines = [f"Turn {state.turn}{' (tie-break %d)' % state.tiebreak if state.tiebreak else ''}  "
              f"phase {Phase(state.phase).name}  to act: {state._actor_text()}"]
     if state.order:
         lines.append("Order of play: " + ", ".join(g.player_name(p) for p in state.order))
-    lines.append(map_ascii(g.map, token_marks(state)))
+    lines.append(segments_text(board_segments(state)))
     if state.plague_village >= 0:
-        lines.append(f"Plague Token: {g.map.territories[state.plague_village].name}")
+        lines.append(f"Plague Token: {g.map.labels[state.plague_village]}")
     for p in range(g.num_players):
-        where = []
-        for t, x in enumerate(state.loc[p]):
-            name = g.ruleset.army[t].name
-            if x == DEAD:
-                continue
-            place = "castle" if x == CASTLE else g.map.territories[x].name
-            where.append(f"{name}{'*' if state.stricken[p][t] else ''}@{place}")
-        cities = [g.map.territories[x].name for x, o in enumerate(state.owner) if o == p]
-        lines.append(f"{g.player_name(p)}: {state.vp[p]} VP"
-                     + (f", cities {', '.join(cities)}" if cities else "") + "; " + ", ".join(where))
+        cities = [g.map.labels[x] for x, o in enumerate(state.owner) if o == p]
+        castle = (f", Castle {g.map.site_labels[state.castle[p]]}" if state.castle[p] >= 0 else "")
+        lines.append(f"{g.player_name(p)}: {state.vp[p]} VP{castle}"
+                     + (f", cities {', '.join(cities)}" if cities else "") + "; " + tokens_text(state, p))
     if legend:
         lines.append(legend_text(state))
     return "\n".join(lines)
@@ -284,19 +389,28 @@ def _svg(game_map: GameMap, state: "State | None", seat: int | None, marks: dict
     rows, cols, owner = _grid(game_map)
     if not owner:
         return _ring_svg(game_map, state, marks)
-    margin, panel = 16, (300 if state is not None else 190)
+    margin, panel, band = 16, (300 if state is not None else 190), 18  # band: the coordinates around the map
     map_w, map_h = cols * CELL, rows * CELL
-    width, height = margin * 3 + map_w + panel, max(map_h + margin * 2, 560 if state is not None else 0)
+    width = margin * 3 + band + map_w + panel
+    height = max(map_h + band + margin * 2, 560 if state is not None else 0)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Verdana, sans-serif">',
            f"<title>{escape(game_map.name)}</title>",
            f'<rect width="{width}" height="{height}" fill="#fbf8ef"/>']
-    left, top = margin, margin
+    left, top = margin + band, margin + band
     terr = game_map.territories
+    labels = game_map.labels
+    # coordinates: column letters above, row numbers to the left (the names of places: "Wood C2")
+    for c in range(cols):
+        out.append(f'<text class="coord" x="{left + c * CELL + CELL / 2:.1f}" y="{top - 5}" font-size="12" '
+                   f'font-weight="bold" text-anchor="middle" fill="#5a3a1a">{cell_name(0, c)[:-1]}</text>')
+    for r in range(rows):
+        out.append(f'<text class="coord" x="{left - 5}" y="{top + r * CELL + CELL / 2 + 4:.1f}" font-size="12" '
+                   f'font-weight="bold" text-anchor="end" fill="#5a3a1a">{r + 1}</text>')
     # terrain
     for (r, c), t in sorted(owner.items()):
         out.append(f'<rect x="{left + c * CELL}" y="{top + r * CELL}" width="{CELL}" height="{CELL}" '
-                   f'fill="{TERRAIN_COLOURS[terr[t].kind]}"><title>{escape(terr[t].name)}</title></rect>')
+                   f'fill="{TERRAIN_COLOURS[terr[t].kind]}"><title>{escape(labels[t])}</title></rect>')
     # territory borders (thin) and mapboard seams (thick; dashed through a joined corner, one territory)
     boards = _cell_boards(game_map, owner)
     for (r, c), t in sorted(owner.items()):
@@ -423,7 +537,7 @@ def _draw_panel(out: list[str], state: "State", seat: int | None, x: float, y: f
                 add("your selection: " + ", ".join(own), 10, "normal", "#7a2b00")
         elif p != seat and state.phase == Phase.SELECT and state.sel_done[p]:
             add("has made its secret selection", 10, "normal", "#444")
-        cities = [g.map.territories[xx].name for xx, o in enumerate(state.owner) if o == p]
+        cities = [g.map.labels[xx] for xx, o in enumerate(state.owner) if o == p]
         if cities:
             add("cities: " + ", ".join(cities), 10)
         lost = sum(1 for t in range(g.num_tokens) if state.loc[p][t] == DEAD)
@@ -518,7 +632,7 @@ def _ring_svg(game_map: GameMap, state: "State | None", marks: dict[int, str]) -
     for t in game_map.territories:
         x, y = pos[t.id]
         out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="14" fill="{TERRAIN_COLOURS[t.kind]}" stroke="#444"/>')
-        label = marks.get(t.id, t.name)
+        label = marks.get(t.id, game_map.labels[t.id])
         out.append(f'<text x="{x:.1f}" y="{y + 26:.1f}" font-size="9" text-anchor="middle">{escape(label)}</text>')
     out.append("</svg>")
     return "\n".join(out)

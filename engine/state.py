@@ -256,17 +256,27 @@ class State:
         self._legal = None
 
     def action_to_string(self, action: int, player: int | None = None) -> str:
-        """Text form of an action, e.g. ``move Knight 1 to Evesham``, ``attack Todenham``, ``plague: East 1``."""
+        """Text form of an action, e.g. ``move Knight 1 to City I5 Evesham``, ``attack Wood C2``,
+        ``castle at Hill E1``, ``plague: East 1``. Places are named as a player reads them on the board: terrain
+        and grid coordinate (:attr:`engine.board.GameMap.labels`, the names of DescribeGame)."""
+        return self._action_text(action, legacy=False)
+
+    def _action_text(self, action: int, legacy: bool) -> str:
+        """``legacy``: the texts before places were named by coordinates (the engine's territory names, e.g.
+        ``move Knight 1 to A2-1``, ``castle at D0-4/A4-0 (site 5)``), still accepted by :meth:`string_to_action`."""
         g, L = self.game, self.game.layout
         try:
             kind, i = L.decode(action)
         except ValueError as e:
             return f"<{e}>"
-        army, terr = g.ruleset.army, g.map.territories
+        army = g.ruleset.army
+        place = [t.name for t in g.map.territories] if legacy else g.map.labels
         if kind == "PASS":
             return "pass"
         if kind == "PLACE":
-            return f"castle at {terr[g.map.castle_sites[i].territory].name} (site {i})"
+            if legacy:
+                return f"castle at {place[g.map.castle_sites[i].territory]} (site {i})"
+            return f"castle at {g.map.site_labels[i]}"
         if kind == "ORDER":
             active = tuple(p for p in range(g.num_players) if self.active[p])
             perms = permutations_of(active)
@@ -280,27 +290,29 @@ class State:
             return f"select trading card {g.ruleset.trading_cards[i]}"
         if kind == "MOVE":
             name = army[self.token].name if 0 <= self.token < len(army) else "token"
-            return f"move {name} to {terr[i].name}"
+            return f"move {name} to {place[i]}"
         if kind == "CHARM":
             return f"charm {g.player_name(i)}"
         if kind == "INFECT":
             return "infect"
         if kind == "MARCH":
             t, x = divmod(i, g.num_territories)
-            return f"march {army[t].name} to {terr[x].name}"
+            return f"march {army[t].name} to {place[x]}"
         if kind == "ATTACK":
-            return f"attack {terr[i].name}"
+            return f"attack {place[i]}"
         if kind == "CHANCE_PLAYER":
             return f"chance: {g.player_name(i)}"
         return f"plague: {g.ruleset.plague_cards[i].name}"
 
     def string_to_action(self, text: str) -> int:
-        """Parse the text form of a legal action (case and spacing insensitive)."""
+        """Parse the text form of a legal action (case and spacing insensitive); the texts naming places by the
+        engine's territory names (before coordinates) are accepted too."""
         want = " ".join(str(text).lower().split())
         legal = self.legal_actions()
-        for a in legal:
-            if self.action_to_string(a).lower() == want:
-                return a
+        for legacy in (False, True):
+            for a in legal:
+                if self._action_text(a, legacy).lower() == want:
+                    return a
         raise IllegalActionError(
             f"{text!r} is not a legal action in phase {Phase(self.phase).name} for {self._actor_text()}; "
             f"legal: {', '.join(self.action_to_string(a) for a in legal[:10])}"

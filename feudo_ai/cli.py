@@ -248,6 +248,18 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    args.hint_seconds_given = args.hint_seconds is not None
+    if args.hint_seconds is None:
+        args.hint_seconds = 1.0
+    if args.resume is not None:  # a game saved by `save FILE`: its own players, seat, bots and seed
+        if args.server is not None:
+            raise ValueError("--resume: a saved local game; a hosted match is rejoined with --match/--token")
+        from feudo_ai.people.play import resume_local
+
+        table = resume_local(args.resume, make_bot, backend=args.backend,
+                             hint_seconds=args.hint_seconds if args.hint_seconds_given else None)
+        print(f"Resuming {args.resume} at action {len(table.record.actions)}", flush=True)
+        return HumanSession(table, console=default_console()).run()
 
     if args.match is not None or args.token is not None:
         if args.server is None or args.match is None or args.token is None:
@@ -280,7 +292,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     it = iter(names)
     bots = [None if p == args.seat else make_bot(next(it), args.seed * 1000 + p) for p in range(args.players)]
     hints = resolve("product", args.players, {"seconds": args.hint_seconds})
-    table = LocalTable(state, args.seat, bots, args.seed, hints)
+    specs = [("you" if p == args.seat else names[p - (p > args.seat)]) for p in range(args.players)]
+    table = LocalTable(state, args.seat, bots, args.seed, hints, specs=specs, hint_seconds=args.hint_seconds)
     return HumanSession(table, console=default_console()).run()
 
 
@@ -295,6 +308,9 @@ def _ask(question: str, default: str) -> str:
 def cmd_companion(args: argparse.Namespace) -> int:
     from engine import new_game
 
+    if args.resume is not None:  # a file written by the companion's `save FILE`
+        session = CompanionSession.load(args.resume, hint_seconds=args.hint_seconds, seed=args.seed)
+        return session.run()
 
     if args.players is None:
         args.players = int(_ask("Players (2-4)", "4"))
@@ -357,14 +373,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("play", help="play one seat against bots in the terminal",
                        description="Play one seat against bots. At your decisions type a choice's number or text, "
-                                   "or: hint (the search's advice), board, log, save FILE, help, quit. With --server "
-                                   "the match is hosted by a server (feudo serve): the bots move there, and "
-                                   "--match/--token reconnect to it.")
+                                   "or a part of one naming it alone (baron), or: hint (the search's advice), help "
+                                   "(the phase and its rules), undo, board, log, save FILE, quit. --resume FILE goes "
+                                   "on with a saved game. With --server the match is hosted by a server (feudo "
+                                   "serve): the bots move there, and --match/--token reconnect to it.")
     _add_game_options(p)
     p.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0: Blue)")
     p.add_argument("--bots", default="ismcts",
                    help="the bots of the other seats in seat order (one name for all), with :key=value parameters")
-    p.add_argument("--hint-seconds", type=float, default=1.0, help="thinking time of `hint` (default 1 s)")
+    p.add_argument("--hint-seconds", type=float, default=None, help="thinking time of `hint` (default 1 s)")
+    p.add_argument("--resume", default=None, metavar="FILE",
+                   help="go on with a game saved by `save FILE` (its players, seat, bots and seed)")
     p.add_argument("--server", default=None, help="play a match hosted by this server (host:port): a new one with "
                                                   "--players/--bots/--seed, or --match ID --token TOKEN to join")
     p.add_argument("--match", default=None, help="with --server: the match to join or reconnect to")
@@ -383,6 +402,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="Castle site ids in placement order (comma-separated); else enter the placements as events")
     p.add_argument("--ask-castles", action="store_true", help="ask for the Castle sites at start-up")
     p.add_argument("--hint-seconds", type=float, default=1.0, help="thinking time of `hint` (default 1 s)")
+    p.add_argument("--resume", default=None, metavar="FILE",
+                   help="go on with a game saved by the companion's `save FILE` (its setup and events)")
     p.set_defaults(func=cmd_companion)
 
     p = sub.add_parser("replay", help="replay a saved game record and print the final position")

@@ -335,9 +335,9 @@ class FeudoGame(pyspiel.Game):
 
     def _action_names(self) -> dict[str, list[str]]:
         g = self.engine_game
-        terr = [t.name for t in g.map.territories]
+        terr = list(g.map.labels)  # places as named on the board ("Wood C2"), as the engine's texts name them
         return {"army": [a.name for a in g.ruleset.army], "terr": terr,
-                "site": [f"castle at {terr[s.territory]} (site {s.id})" for s in g.map.castle_sites],
+                "site": [f"castle at {g.map.site_labels[s.id]}" for s in g.map.castle_sites],
                 "player": [g.player_name(p) for p in range(g.num_players)],
                 "plague": [c.name for c in g.ruleset.plague_cards],
                 "trade": [str(v) for v in g.ruleset.trading_cards]}

@@ -119,8 +119,16 @@ def act(state: State, text: str) -> None:
     state.apply_action(state.string_to_action(text))
 
 
+def engine_text(state: State, action: int) -> str:
+    """An action's text with places named by the engine's territory names ("move Knight 1 to C2-4"), as the rules
+    tests are written (the product's texts name places by board coordinates, "move Knight 1 to Hill E1/F1";
+    ``string_to_action`` accepts both)."""
+    return state._action_text(action, legacy=True)
+
+
 def legal_strings(state: State) -> list[str]:
-    return [state.action_to_string(a) for a in state.legal_actions()]
+    """The legal actions' texts, places by the engine's territory names (:func:`engine_text`)."""
+    return [engine_text(state, a) for a in state.legal_actions()]
 
 
 def attack(state: State, p: int, target: str, joiners: Iterable[int]) -> None:

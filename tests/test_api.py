@@ -51,7 +51,8 @@ def test_illegal_action_names_action_and_phase_and_changes_nothing():
     with pytest.raises(IllegalActionError) as e:
         st.apply_action(bad)
     msg = str(e.value)
-    assert "MOVE" in msg and str(bad) in msg and "C2-1" in msg and "Blue" in msg
+    mountain = st.game.map.labels[st.game.map.territory("C2-1").id]  # named as on the board, "Mountain B3"
+    assert "MOVE" in msg and str(bad) in msg and mountain in msg and "Blue" in msg
     assert st.canonical() == before and st.legal_actions() == legal
     st.apply_action(legal[-1])  # still usable afterwards
     assert st.canonical() != before

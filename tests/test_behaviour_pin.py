@@ -1,7 +1,12 @@
 """The code's behaviour is pinned across reorganisations: the searches and bot games of ``tests/behaviour_pin.py``
 give exactly the answers and game records recorded before the settings, the position and the modules were
 reorganised (``tests/data/behaviour_pin.json``, recorded at commit d1195c9): same seed and iterations, same advice;
-same bot specs and seed, same game."""
+same bot specs and seed, same game.
+
+The ``plan_text`` entries alone were rewritten once since, when action texts began to name places by board
+coordinates ("move First Knight to Hill C7" for "move First Knight to C2-3"): a one-off conversion mapped each
+recorded plan's action ids through the new ``action_to_string`` (replaying the plan from its pinned position), no
+search was run again, and every id, visit count, probability and game record stayed byte-identical."""
 
 from __future__ import annotations
 

@@ -16,6 +16,15 @@ from feudo_ai.bots import make_bot
 SEAT = 1
 
 
+def _possible_events(state, p: int) -> int:
+    """How many events the companion offers the person at seat SEAT here (it enters a single one itself)."""
+    if state.is_chance_node():
+        return len(state.chance_outcomes())
+    if state.phase == Phase.REVEAL and p != SEAT:  # another seat may reveal any card it holds face down
+        return sum(1 for t in range(state.game.num_tokens) if state.army_held[p][t] and not state.revealed[p][t])
+    return len(state.legal_actions())
+
+
 def _table_game(players: int = 3, seed: int = 4, turns: int = 3):
     """A game played 'at the table' by bots, and the lines a person at seat SEAT would type for it."""
     ruleset = load_ruleset().with_options(turns=turns)
@@ -27,7 +36,8 @@ def _table_game(players: int = 3, seed: int = 4, turns: int = 3):
     for entry, action in zip(game_log(start, record.actions), record.actions):
         p = state.current_player()
         if not (state.phase == Phase.SELECT and p != SEAT):  # other seats' picks are never typed (hidden)
-            lines.append(state.action_to_string(action))
+            if _possible_events(state, p) > 1:  # a single possible event is entered by the companion itself
+                lines.append(state.action_to_string(action))
             # the Trading Cards turned over, asked for the other seats as they are turned over (order of play)
             for q, c in sorted(entry.trades, key=lambda qc: state.order.index(qc[0])):
                 if q != SEAT:

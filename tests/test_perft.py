@@ -64,4 +64,5 @@ def test_perft_movement_position_by_hand():
     st = State.from_json(entry["state"])
     want = {"C0-1", "C0-2", "C0-3", "C0-4/A4-0", "C1-0", "C2-0", "C3-0", "C4-0/D0-4", "C1-1", "C1-3", "C3-1", "C1-2"}
     got = {st.action_to_string(a).removeprefix("move Baron to ") for a in st.legal_actions() if a != 0}
-    assert got == want and entry["counts"][0] == 1 + len(want)
+    assert got == {st.game.map.labels[st.game.map.territory(n).id] for n in want}  # the texts name board labels
+    assert entry["counts"][0] == 1 + len(want)

@@ -88,7 +88,7 @@ def test_a_hosted_game_is_played_to_the_end(hosted_game):
     assert "Game over:" in out
     assert f"--match {match_id} --seat 0 --token {token}" in out  # how to reconnect is printed at the start
     assert "Players: Blue = you, White = greedy, Yellow = random, Red = ismcts:iterations=200" in out
-    assert "Legend: . hill  W wood  ^ mountain  v village  C city" in out
+    assert "Legend: . Hill  % Wood  ^ Mountain  v Village  C City" in out
     assert "Your hand (Blue): Army Cards" in out and "Your decision (place_castle):" in out
 
 
@@ -108,7 +108,8 @@ def test_every_narrated_line_is_shown_in_order_fights_and_plague_included(server
     casualties = [line for line in consequences if "stricken" in line or "eliminated" in line]
     assert fights or casualties, "this seed has no fight nor plague casualty: pick another one"
     transcript = run.stdout.splitlines()
-    missing = _in_order(expected, transcript)
+    # a seat's consecutive hidden picks are one line ("White: selects 3 cards (hidden)"): test_r22_... checks them
+    missing = _in_order([line for line in expected if not line.endswith(": selects a card (hidden)")], transcript)
     assert not missing, missing[:5]
     for line in fights:
         assert line.endswith("wins") or "repelled" in line
@@ -117,7 +118,7 @@ def test_every_narrated_line_is_shown_in_order_fights_and_plague_included(server
 def test_r22_the_bots_secret_picks_are_never_shown(hosted_game):
     out = hosted_game[0].stdout
     for name in ("White", "Yellow", "Red"):
-        assert f"{name}: selects a card (hidden)" in out
+        assert re.search(f"{name}: selects (a card|\\d cards) \\(hidden\\)", out)  # consecutive picks: one line
         assert f"{name}: select " not in out  # a bot's pick is never printed by name before it is revealed
 
 
@@ -134,7 +135,7 @@ def test_reconnect_resumes_at_the_same_action_count(server):
         match_id, tokens = c.create_match(players=3, seats=["greedy", "external", "random"], seed=9, turns=2)
     join = ["--server", server, "--match", match_id, "--seat", "1", "--token", tokens[1], "--hint-seconds", "0.1"]
     first = _play(join, "1\n" * 12 + "quit\n", timeout=120)
-    assert first.returncode == 1 and "Traceback" not in first.stderr, first.stderr[-2000:]
+    assert first.returncode == 0 and "Traceback" not in first.stderr, first.stderr[-2000:]  # quit: status 0
     left = re.search(r"game left at action (\d+); the match goes on on the server\. To continue: (.+)", first.stdout)
     assert left, first.stdout[-2000:]
     count = int(left.group(1))
@@ -195,7 +196,7 @@ def test_the_tables_view_is_the_servers_observation_at_every_decision(tmp_path):
                 assert observation_from_dict(table.game, table.view.observation(2)) == server_obs
                 assert [a for a, _ in table.choices()] == table.view.legal_actions()
                 if decisions == 3:
-                    assert "visits" in table.hint()
+                    assert "visits" in str(table.hint())
                     # `save FILE`: the seat's history as a feudo.v1.Position, which loads to the same view
                     saved = tmp_path / "seat2.json"
                     assert str(saved) in table.save(str(saved))

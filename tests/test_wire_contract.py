@@ -115,7 +115,8 @@ def test_fight_outcome_names_sides_strengths_losses_and_vp_as_narrate_tells_it()
     assert [(x.player, x.token, x.result) for x in fight.defenders_lost] == [(WHITE, INF1, "eliminated")]
     assert [(v.player, v.delta, v.vp, v.reason) for v in fight.vp_changes] == [(BLUE, 2, 2, "elimination")]
     text = "\n".join(narrate(before, L.PASS, s))
-    assert "attack C2-3: 6 against 2, wins" in text and "White's Infantryman 1 is eliminated at C2-3" in text
+    place = s.game.map.labels[tid(s, "C2-3")]  # narration names places as on the board ("Hill D3")
+    assert f"attack {place}: 6 against 2, wins" in text and f"White's Infantryman 1 is eliminated at {place}" in text
     assert "Blue gains 2 VP (2)" in text
     # on the wire
     msg = convert.outcome_to_proto(fight)
@@ -165,7 +166,7 @@ def test_plague_outcome_names_card_territories_struck_and_victims_as_narrate_tel
     for x in plague.victims:
         name = st.game.ruleset.army[x.token].name
         assert f"'s {name} is {'eliminated' if x.result == 'eliminated' else 'stricken'}" in text
-    assert "the Plague Token moves to C3-1" in text
+    assert f"the Plague Token moves to {st.game.map.labels[tid(st, 'C3-1')]}" in text  # named as on the board
 
 
 @pytest.mark.parametrize("players", [2, 4])

@@ -6,8 +6,11 @@ advances, and the Trading Cards turned over. Opponents' secret selections are ne
 entries of the seat's log (:mod:`engine.history`), whose replay keeps a position with exactly this seat's
 observation (R22, R25), placeholders for the unknown picks repaired as cards are revealed. At any point ``hint``
 asks the search (:func:`feudo_ai.advise`) for this seat's selection or move sequence; ``undo`` takes back the
-last event; a mistyped event is refused with the legal choices listed. Commands: a number or the text of a
-choice, ``hint``, ``undo``, ``board``, ``log``, ``save FILE``, ``help``, ``quit``.
+last event; a mistyped event is refused with the legal choices listed. An event with a single possibility is
+entered for the person, with a line saying so (it is never asked as "choose 1-1"). Commands: a number, the text
+of a choice or a part of it naming one choice only, ``hint``, ``undo``, ``board``, ``log``, ``save FILE``,
+``help`` (the phase and its rules), ``quit`` (exit status 0). ``save FILE`` writes the setup and the events;
+``feudo companion --resume FILE`` (:meth:`CompanionSession.load`) goes on from them.
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ from engine.history import Entry, HistoryError, SeatReplay
 from engine.render import render_text
 from engine.serialize import state_from_dict
 from engine.state import CHANCE, TERMINAL, Phase, State
+
+from feudo_ai.people.narrate import describe_action
+from feudo_ai.people.guide import PHASE_NAMES, match_choice, phase_help
 
 from feudo_ai.search import advise
 from feudo_ai.settings import SearchOptions, resolve
@@ -48,7 +54,33 @@ class CompanionSession:
         if self.hint_options is None:
             self.hint_options = resolve("product", self.start.num_players, {"seconds": 1.0})
         self.replay = SeatReplay(self.start, self.seat)
+        for e in self.entries:  # a resumed game: its events so far
+            self.replay.push(e)
         self.rng = random.Random(self.seed)
+        self.saved: tuple[str, int] | None = None
+
+    @classmethod
+    def load(cls, path: str, hint_seconds: float = 1.0, seed: int = 0, **kw) -> "CompanionSession":
+        """A companion going on from a file of ``save FILE``. :raises ValueError: not such a file."""
+        from engine.errors import FeudoError
+        from engine.serialize import state_from_json
+
+        try:
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{path}: not JSON ({e})") from None
+        if not isinstance(doc, dict) or doc.get("format") != "feudo-companion/1":
+            raise ValueError(f'{path}: not a companion game (expected format "feudo-companion/1")')
+        try:
+            start = state_from_json(json.dumps(doc["start"]))
+            entries = [Entry.from_dict(e, f"entries[{i}]") for i, e in enumerate(doc["entries"])]
+            typed = doc.get("typed") or [not (e.pick and e.action is None) for e in entries]
+            session = cls(start, int(doc["seat"]), resolve("product", start.num_players, {"seconds": hint_seconds}),
+                          seed=seed, entries=entries, typed=list(typed), **kw)
+        except (KeyError, TypeError, FeudoError, HistoryError) as e:
+            raise ValueError(f"{path}: {e}") from None
+        return session
 
     def say(self, text: str = "") -> None:
         print(text, file=self.out, flush=True)
@@ -71,6 +103,12 @@ class CompanionSession:
         if state.phase == Phase.REVEAL:  # a placeholder world may not hold the card: name it directly
             return f"reveal {state.game.ruleset.army[a - state.game.layout.REVEAL].name}"
         return state.action_to_string(a)
+
+    def _said(self, state: State, a: int) -> str:
+        """An event as entered, with who took it ("chance: White places the next Castle", "Red: reveal Baron")."""
+        if state.is_chance_node():
+            return describe_action(state, a, self.seat)
+        return f"{state.game.player_name(state.current_player())}: {self._text(state, a)}"
 
     def _probe(self, state: State, action: int, known: dict[int, int]) -> State:
         """``state`` after ``action`` in a world where the other seats' Trading Cards are ``known`` (entered by the
@@ -149,19 +187,27 @@ class CompanionSession:
 
     def _save(self, path: str) -> None:
         doc = {"format": "feudo-companion/1", "seat": self.seat, "start": json.loads(self.start.to_json()),
-               "entries": [e.to_dict() for e in self.entries]}
+               "entries": [e.to_dict() for e in self.entries], "typed": list(self.typed)}
         try:
             with open(path, "w", encoding="utf-8") as f:
                 json.dump(doc, f)
         except OSError as e:
             self.say(f"save: cannot write {path} ({e.strerror})")
             return
-        self.say(f"saved {len(self.entries)} events to {path}")
+        self.saved = (path, len(self.entries))
+        self.say(f"saved {len(self.entries)} events to {path} (`feudo companion --resume {path}` goes on with it)")
 
     def _prompt(self, state: State, cands: list[int]) -> str:
         p = state.current_player()
         who = "chance" if p == CHANCE else ("you" if p == self.seat else state.game.player_name(p))
-        self.say(f"Next event ({Phase(state.phase).name.lower()}, {who}):")
+        phase = Phase(state.phase)
+        self.say(f"Next event ({PHASE_NAMES.get(phase, phase.name.lower())}; {who}):")
+        if phase == Phase.CHANCE_PLACER:
+            self.say("  whose Coat-of-Arms is drawn: that player places the next Castle (R21)")
+        elif phase == Phase.CHANCE_DECIDER:
+            self.say("  the players tied for fewest VP draw: who decides the order of play (R5)")
+        elif phase == Phase.CHANCE_PLAGUE:
+            self.say("  the plague card turned over (R18)")
         for i, a in enumerate(cands, 1):
             self.say(f"  {i:3d}. {self._text(state, a)}")
         return "> "
@@ -170,7 +216,12 @@ class CompanionSession:
         """Follow the game to its end (0) or until the person quits (1)."""
         g = self.start.game
         self.say(f"Companion for {g.player_name(self.seat)} ({g.num_players} players). Enter each event as it "
-                 f"happens; commands: {', '.join(COMMANDS)}.")
+                 f"happens: a number, the event's text or a part of it naming one event only; "
+                 f"commands: {', '.join(COMMANDS)}.")
+        if self.replay.state.phase == Phase.CHANCE_PLACER:
+            self.say("The game starts with the Castles: first, who places a Castle first is drawn by chance (the "
+                     "shuffled Coats-of-Arms, R21); enter the player drawn. Places are named by the board's column "
+                     "letter and row number (Hill A1: column A, row 1); `board` shows them.")
         shown = None
         while True:
             state = self.replay.state
@@ -185,6 +236,17 @@ class CompanionSession:
                 self.say(f"{g.player_name(p)} selects a card (hidden)")
                 continue
             cands = self._candidates(state)
+            if len(cands) == 1:  # nothing to ask: entered with a line saying so
+                forced = cands[0]
+                trades = self._trades(state, forced)
+                if trades is None:
+                    return 0
+                text = self._said(state, forced)
+                # not "typed": undo takes back the person's last entry, and this one follows from it again
+                if self._push(Entry(p, forced, trades, state.phase == Phase.SELECT), typed=False):
+                    self.say(f"{text} (the only possible event: entered)")
+                    shown = None
+                    continue
             if shown != len(self.entries):
                 prompt = self._prompt(state, cands)
                 shown = len(self.entries)
@@ -198,8 +260,15 @@ class CompanionSession:
             cmd, _, rest = line.partition(" ")
             cmd = cmd.lower()
             if cmd == "quit":
-                return 1
+                if self.saved and self.saved[1] == len(self.entries):
+                    self.say(f"left; go on with: feudo companion --resume {self.saved[0]}")
+                else:
+                    self.say("left (not saved: `save FILE` keeps the game, `feudo companion --resume FILE` goes "
+                             "on with it)")
+                return 0
             if cmd == "help":
+                for entry in phase_help(state, self.seat):
+                    self.say(entry)
                 shown = None
                 continue
             if cmd == "hint":
@@ -226,8 +295,8 @@ class CompanionSession:
                 continue
             trades = self._trades(state, action)
             if trades is None:
-                return 1
-            text = ("chance: " if p == CHANCE else f"{g.player_name(p)}: ") + self._text(state, action)
+                return 0
+            text = self._said(state, action)
             if self._push(Entry(p, action, trades, state.phase == Phase.SELECT), typed=True):  # moves `state` on
                 self.say(text)
             shown = None
@@ -241,4 +310,5 @@ class CompanionSession:
             text = self._text(state, a).lower()
             if want in (text, text.split(": ", 1)[-1]):
                 return a
-        return None
+        action, _ = match_choice(line, [(a, self._text(state, a)) for a in cands])  # "baron", "c2": one only
+        return action

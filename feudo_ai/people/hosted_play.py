@@ -185,7 +185,7 @@ class HostedTable(Table):
         # The narration of this action comes with its event, like everyone else's.
         self._call(self.matches.submit, self.match_id, self.seat, self.token, action, obs.action_count)
 
-    def hint(self) -> str:
+    def hint(self):
         if self.obs is None:
             raise TableError("nothing to decide now")
         position = gpb.Position(setup=self.setup, observation=self.obs.observation)  # the seat's own view only
@@ -194,7 +194,7 @@ class HostedTable(Table):
             advice = self.advisor.suggest(position, self.seat, seconds=self.hint_seconds, seed=self._hints)
         except AdvisorError as e:
             raise TableError(_explain(e, self.address)) from None
-        return str(advice)
+        return advice
 
     def save(self, path: str) -> str:
         position = gpb.Position(setup=self.setup, history=history_from_entries(self.entries, self.castles))
@@ -203,7 +203,7 @@ class HostedTable(Table):
         return (f"saved the match as {self.game.player_name(self.seat)} saw it ({len(self.entries)} actions; a "
                 f"feudo.v1.Position, `feudo advise {path} --seat {self.seat}` reads it) to {path}")
 
-    def leave_message(self) -> str:
+    def leave_message(self, saved: str | None = None) -> str:
         return (f"game left at action {self.replay.count}; the match goes on on the server. To continue: "
                 f"{self.reconnect_command()}")
 

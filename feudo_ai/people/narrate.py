@@ -4,7 +4,7 @@
         print(line)
 
 ``narrate`` describes an action and what it caused as the ``viewer`` may know it (R22): another seat's secret
-Strategy pick is "selects a card (hidden)"; fights ("White's Knight 1 (3) attacks Pershore: 3 against 5,
+Strategy pick is "selects a card (hidden)"; fights ("White's Knight 1 (3) attacks City G6 Pershore: 3 against 5,
 repelled") and plague casualties ("Red's Infantryman 2 is stricken") are public. ``viewer=None`` is a spectator:
 no secret pick is named at all.
 """
@@ -27,6 +27,10 @@ def describe_action(state: Any, action: int, viewer: int | None, reveal_all: boo
     or ``"Red: selects a card (hidden)"`` for another seat's secret pick (R22); ``reveal_all`` names every pick
     (an omniscient spectator of a bot game)."""
     if state.is_chance_node():
+        if state.phase in (Phase.CHANCE_PLACER, Phase.CHANCE_DECIDER):  # say what chance decided (R21, R5)
+            who = state.game.player_name(action - state.game.layout.CHANCE_PLAYER)
+            what = "places the next Castle" if state.phase == Phase.CHANCE_PLACER else "decides the order of play"
+            return f"chance: {who} {what}"
         return state.action_to_string(action)
     p = state.current_player()
     name = state.game.player_name(p)
@@ -49,7 +53,7 @@ def narrate(before: Any, action: int, after: Any, viewer: int | None = None, rev
         p = b.current_player()
         force, defence = b.attack_odds()
         who = " + ".join(f"{army[t].name} ({b.number(p, t)})" for t in b.joiners)
-        target = g.map.territories[b.target].name
+        target = g.map.labels[b.target]
         outcome = "wins" if force > defence else "repelled, the attackers are eliminated"
         lines.append(f"  {pname(p)}'s {who} attack {target}: {force} against {defence}, {outcome}")
     # Deaths and strickenings (plague, fights, friars, infection), and Castles/Convent moves they cause
@@ -57,14 +61,14 @@ def narrate(before: Any, action: int, after: Any, viewer: int | None = None, rev
         for t in range(g.num_tokens):
             was, now = b.loc[q][t], a.loc[q][t]
             if was != DEAD and now == DEAD:
-                place = g.map.territories[was].name if was >= 0 else "the Castle"
+                place = g.map.labels[was] if was >= 0 else "the Castle"
                 lines.append(f"  {pname(q)}'s {army[t].name} is eliminated at {place}")
             elif t == g.baron and was >= 0 and now < 0:
                 lines.append(f"  {pname(q)}'s {army[t].name} is wounded and returns to his Castle (R12)")
             elif now != DEAD and not b.stricken[q][t] and a.stricken[q][t]:
                 lines.append(f"  {pname(q)}'s {army[t].name} is stricken by the plague")
     if b.plague_village != a.plague_village and a.plague_village >= 0:
-        lines.append(f"  the Plague Token moves to {g.map.territories[a.plague_village].name}")
+        lines.append(f"  the Plague Token moves to {g.map.labels[a.plague_village]}")
     for q in range(g.num_players):
         if a.vp[q] != b.vp[q]:
             delta = a.vp[q] - b.vp[q]

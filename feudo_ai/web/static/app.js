@@ -410,12 +410,17 @@ function board(t, boardActions, best) {
   for (const tr of desc.territories) for (let i = 0; i < (tr.cells || []).length; i += 2) {
     rows = Math.max(rows, tr.cells[i] + 1); cols = Math.max(cols, tr.cells[i + 1] + 1);
   }
-  const svg = s("svg", { class: "board", viewBox: `-0.1 -0.1 ${cols + 0.2} ${rows + 0.2}`, role: "img", "aria-label": "the board" });
+  rows = desc.gridRows || rows; cols = desc.gridColumns || cols;
+  const svg = s("svg", { class: "board", viewBox: `-0.45 -0.45 ${cols + 0.55} ${rows + 0.55}`, role: "img", "aria-label": "the board" });
+  // coordinates: the column letters and row numbers of every place's name ("Wood C2": column C, row 2)
+  const colName = c => { let out = ""; for (let n = c; n >= 0; n = Math.floor(n / 26) - 1) out = String.fromCharCode(65 + n % 26) + out; return out; };
+  for (let c = 0; c < cols; c++) svg.append(s("text", { class: "coord", x: c + 0.5, y: -0.12, "font-size": 0.3, "text-anchor": "middle", fill: "#5a3a1a" }, colName(c)));
+  for (let r = 0; r < rows; r++) svg.append(s("text", { class: "coord", x: -0.1, y: r + 0.6, "font-size": 0.3, "text-anchor": "end", fill: "#5a3a1a" }, String(r + 1)));
   const cellsOf = tr => { const out = []; for (let i = 0; i < (tr.cells || []).length; i += 2) out.push([tr.cells[i], tr.cells[i + 1]]); return out; };
   const cityOwner = new Map((o.cityOwners || []).map(c => [c.territory || 0, c.player || 0]));
   for (const [id, tr] of desc.territories.entries()) {
     const [fill, kindName] = KIND[tr.kind] || ["#ccc", tr.kind];
-    const g = s("g", {}, s("title", {}, `${tr.name}: ${kindName}${cityOwner.has(id) ? `, ${names[cityOwner.get(id)]}'s City` : ""}`));
+    const g = s("g", {}, s("title", {}, `${tr.label || tr.name}${cityOwner.has(id) ? `, ${names[cityOwner.get(id)]}'s City` : ""}`));
     for (const [r, c] of cellsOf(tr)) {
       g.append(s("rect", { class: "terr", x: c, y: r, width: 1, height: 1, fill }));
       if (cityOwner.has(id)) g.append(s("rect", { x: c + 0.05, y: r + 0.05, width: 0.9, height: 0.9, fill: "none",
@@ -430,9 +435,10 @@ function board(t, boardActions, best) {
   for (const [i, p] of o.players.entries()) {
     if (p.castleSite == null) continue;
     const site = desc.castleSites[p.castleSite] || {};
-    const [r, c] = cellsOf(desc.territories[site.territory || 0])[0];
-    const dx = (p.castleSite % 2) * 0.62;
-    svg.append(s("g", { class: "castle" }, s("title", {}, `${names[i]}'s Castle`),
+    // the site's own cell (the two halves of a joined corner are two cells); else the territory's first cell
+    const [r, c] = ("row" in site || "column" in site) ? [site.row || 0, site.column || 0] : cellsOf(desc.territories[site.territory || 0])[0];
+    const dx = 0;
+    svg.append(s("g", { class: "castle" }, s("title", {}, `${names[i]}'s Castle (${site.label || "site " + p.castleSite})`),
       s("rect", { x: c + 0.04 + dx, y: r + 0.04, width: 0.32, height: 0.32, fill: COLOURS[names[i]], stroke: "#000", "stroke-width": 0.03 }),
       s("text", { x: c + 0.2 + dx, y: r + 0.28, "font-size": 0.22, "text-anchor": "middle", fill: TEXT_ON[names[i]] }, names[i][0])));
   }
@@ -464,7 +470,7 @@ function board(t, boardActions, best) {
   // legal targets: only these are clickable
   for (const [terr, actions] of boardActions) {
     const tr = desc.territories[terr];
-    const label = actions.length === 1 ? actions[0].text : `${tr.name}: ${actions.length} choices`;
+    const label = actions.length === 1 ? actions[0].text : `${tr.label || tr.name}: ${actions.length} choices`;
     const isBest = actions.some(a => a.id === best);
     const g = s("g", { class: `legal${isBest ? " best" : ""}`, tabindex: 0, role: "button", "aria-label": label, "data-territory": terr,
       onclick: () => pickOnBoard(t, actions),
