@@ -239,7 +239,7 @@ def test_the_same_submit_on_two_replicas_at_once_is_applied_once(cluster):
     url, replicas, clients = cluster
     mid, tokens = clients[0].create_match(2, ["external", "external"], seed=12, turns=1)
     rng = random.Random(2)
-    for _ in range(12):
+    for _ in range(25):
         obs = clients[0].observation(mid, 0, tokens[0])
         seat = obs.to_act
         obs = clients[1].observation(mid, seat, tokens[seat])

@@ -339,6 +339,7 @@ class MatchService:
         """Shutting down: watch streams end, new matches are refused, bots stop after their current decision;
         calls on existing matches still work until :meth:`close`."""
         self._closed.set()
+        self._wake.set()  # the lease thread ends now
         for r in list(self._runners.values()):
             r.stop()
         for m in list(self._matches.values()):
@@ -419,10 +420,11 @@ class MatchService:
         summary after them (one transaction), then apply them. :class:`Raced` if another server logged that
         index first (the database's key ``(match_id, idx)``): the match is then brought up to date."""
         with m.lock:
+            before = m.action_count
             self._catch_up(m)
             if m.action_count != expected:
-                raise FailedPrecondition(f"expected_action_count: the match is at action {m.action_count}, "
-                                         f"not {expected}")
+                kind = Raced if before == expected else FailedPrecondition  # Raced: checked, then overtaken
+                raise kind(f"expected_action_count: the match is at action {m.action_count}, not {expected}")
             after, draws = m.after(action)
             try:
                 self.store.append_actions(m.id, expected, [action, *draws],
