@@ -341,3 +341,12 @@ def test_kill_9_of_the_replica_moving_a_bot_another_takes_it_over(cluster):
     for w in watchers:
         w.check_complete(n)
     print(f"bot taken over {took:.2f} s after kill -9")
+
+
+def test_an_unreachable_database_is_one_line_without_the_password():
+    done = subprocess.run([sys.executable, str(ROOT / "server.py"), "--address", "127.0.0.1:0", "--no-http", "--db",
+                           "postgresql://feudo:s3cret@127.0.0.1:1/matches"], capture_output=True, text=True,
+                          timeout=60, cwd=str(ROOT))
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and "cannot connect" in lines[0], done.stderr
+    assert "s3cret" not in done.stderr and "postgresql://feudo:***@127.0.0.1:1/matches" in lines[0]

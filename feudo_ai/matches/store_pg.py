@@ -53,14 +53,19 @@ class PostgresStore(SQLStore):
         self._closed = threading.Event()
         self._listener: threading.Thread | None = None
         self._listen_conn = None
+        self.pool = None
         try:
+            with psycopg.connect(url, connect_timeout=max(1, int(connect_timeout))):
+                pass  # the reason a database cannot be reached, in one line (the pool would only time out)
             self.pool = ConnectionPool(url, min_size=1, max_size=max(1, pool_size), open=True,
                                        kwargs={"autocommit": True}, timeout=connect_timeout,
                                        name="feudo-matches")
             self.pool.wait(timeout=connect_timeout)
         except Exception as e:  # noqa: BLE001 - psycopg's reasons vary: one line naming the database
-            raise StoreError(f"{self.path}: cannot connect: {str(e).strip().splitlines()[0] if str(e) else e}") \
-                from None
+            if self.pool is not None:
+                self.pool.close()
+            reason = " ".join(str(e).split()) or type(e).__name__
+            raise StoreError(f"{self.path}: cannot connect: {reason[:300]}") from None
         self._migrate()
 
     @staticmethod
