@@ -350,3 +350,21 @@ def test_an_unreachable_database_is_one_line_without_the_password():
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1 and "cannot connect" in lines[0], done.stderr
     assert "s3cret" not in done.stderr and "postgresql://feudo:***@127.0.0.1:1/matches" in lines[0]
+
+
+def test_a_replica_drained_hands_its_bots_over_at_once(cluster):
+    url, replicas, clients = cluster
+    alive = [i for i, r in enumerate(replicas) if r.proc.poll() is None]
+    assert len(alive) == 2  # after the kill -9 above
+    c = clients[alive[0]]
+    mid, _ = c.create_match(2, ["ismcts:seconds=0.3", "ismcts:seconds=0.3"], seed=14, turns=1)
+    pid = wait_until(lambda: _lease_owner(url, mid), 10, "the bots' lease")
+    holder = next(i for i in alive if replicas[i].proc.pid == pid)
+    other = next(i for i in alive if i != holder)
+    t0 = time.monotonic()
+    replicas[holder].stop()  # SIGTERM: drains, frees its leases
+    new_owner = wait_until(lambda: (lambda o: o if o not in (None, pid) else None)(_lease_owner(url, mid)), 5,
+                           "the other replica to take the bots")
+    assert new_owner == replicas[other].proc.pid and time.monotonic() - t0 < LEASE, time.monotonic() - t0
+    wait_until(lambda: any(s.match_id == mid and s.finished for s in clients[other].list_matches()), 60,
+               "the match to end")
