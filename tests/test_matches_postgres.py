@@ -368,3 +368,55 @@ def test_a_replica_drained_hands_its_bots_over_at_once(cluster):
     assert new_owner == replicas[other].proc.pid and time.monotonic() - t0 < LEASE, time.monotonic() - t0
     wait_until(lambda: any(s.match_id == mid and s.finished for s in clients[other].list_matches()), 60,
                "the match to end")
+
+
+def test_watchers_survive_a_lost_listen_connection(postgres):
+    """Two services (replicas in one process) on one database; the LISTEN connection of the watching one is
+    terminated by the server: its watch stream still gets every event once, in order (the poll meanwhile), and
+    promptly again once the listener is back."""
+    url = postgres.new_database()
+    a, b = MatchService(url, run_bots=False), MatchService(url, run_bots=False)
+    try:
+        r = a.create_match({"players": 2, "seats": ["external", "external"], "seed": 4, "turns": 1})
+        mid, tokens = r["match_id"], r["tokens"]
+        got: list[tuple[int, float]] = []
+        cancel = threading.Event()
+
+        def watch() -> None:
+            for ev in b.watch(mid, None, None, 0, cancel=cancel):
+                if ev["kind"] == "action":
+                    got.append((ev["index"], time.monotonic()))
+        t = threading.Thread(target=watch, daemon=True)
+        t.start()
+        rng = random.Random(5)
+
+        def act(k: int) -> None:
+            for _ in range(k):
+                m = a._match(mid)
+                seat = m.current_player()
+                obs = a.get_observation(mid, seat, tokens[seat])
+                if obs["finished"]:
+                    return
+                a.submit_action(mid, seat, tokens[seat], rng.choice(obs["legal_actions"])["action"],
+                                obs["action_count"])
+        act(3)
+        wait_until(lambda: len(got) == a._match(mid).action_count, 5, "the first events")
+        with psycopg.connect(url, autocommit=True) as conn:
+            killed = conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE "
+                                  "'LISTEN%%' AND datname = current_database()").fetchall()
+        assert len(killed) == 2  # both services' listeners
+        act(3)  # while the listener reconnects: the watch's poll catches up
+        wait_until(lambda: len(got) == a._match(mid).action_count, 5, "events while the listener is down")
+        time.sleep(1.5)  # the listener is back
+        for _ in range(5):
+            act(1)
+            n = a._match(mid).action_count
+            stamp = time.monotonic()
+            wait_until(lambda: len(got) == n, 5, "an event")
+            assert got[-1][1] - stamp < 0.3
+        assert [i for i, _ in got] == list(range(len(got)))  # every event once, in order
+        cancel.set()
+        t.join(5)
+    finally:
+        a.close()
+        b.close()
