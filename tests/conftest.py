@@ -26,3 +26,19 @@ def client(server):
 
     with AdvisorClient(server.address) as c:
         yield c
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """A real PostgreSQL server for the session (:class:`pg_helpers.PostgresServer`); a test without one fails
+    with the reason (PostgreSQL not installed), it is never skipped."""
+    from pg_helpers import PostgresMissing, PostgresServer
+
+    try:
+        server = PostgresServer()
+    except PostgresMissing as e:
+        pytest.fail(str(e), pytrace=False)
+    try:
+        yield server
+    finally:
+        server.stop()

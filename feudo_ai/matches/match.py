@@ -99,6 +99,19 @@ class Match:
         rng = random.Random(f"feudo-match/{self.setup.seed}/{self.action_count}")
         return sample_chance(self.state, rng)
 
+    def after(self, action: int):
+        """The position after the legal ``action`` and the chance outcomes drawn right after it (as
+        :meth:`chance_action` draws them), without changing the match: (position, draws)."""
+        s = self.state.clone()
+        s.apply_action(action)
+        draws: list[int] = []
+        while s.current_player() == CHANCE:
+            rng = random.Random(f"feudo-match/{self.setup.seed}/{self.action_count + 1 + len(draws)}")
+            a = sample_chance(s, rng)
+            s.apply_action(a)
+            draws.append(a)
+        return s, draws
+
     # -- views ---------------------------------------------------------------------------------------------
     def event(self, index: int, seat: int | None) -> dict[str, Any]:
         """Log entry ``index`` as ``seat`` sees it (``None``: a spectator, every pick hidden)."""
@@ -130,11 +143,12 @@ class Match:
         return {"match_id": self.id, "seat": seat, "action_count": self.action_count, "current_player": cp,
                 "finished": cp == TERMINAL, "observation": self.state.observation(seat), "legal_actions": legal}
 
-    def summary(self) -> dict[str, Any]:
-        """Public facts for a list of matches."""
-        s = self.state
+    def summary(self, state=None, count: int | None = None) -> dict[str, Any]:
+        """Public facts for a list of matches (of ``state`` after ``count`` actions: a position not applied yet)."""
+        s = self.state if state is None else state
         return {"match_id": self.id, "players": self.setup.players, "seats": list(self.setup.seats),
-                "action_count": self.action_count, "turn": s.turn, "finished": self.finished,
+                "action_count": self.action_count if count is None else count, "turn": s.turn,
+                "finished": s.is_terminal(),
                 "current_player": s.current_player(), "vp": list(s.vp), "winners": list(s.winners),
                 "created": self.created, "setup": self.setup.to_dict()}
 

@@ -26,6 +26,7 @@ from feudo_ai.bots.base import AdviceBot
 from feudo_ai.search import advise
 from feudo_ai.search.cancel import CancelEvent
 
+from .errors import FailedPrecondition
 from .match import Match, player_name
 
 log = logging.getLogger("feudo.matches")
@@ -41,8 +42,12 @@ class BotRunner:
     """Moves the bot seats of one match until it ends or :meth:`stop` is called; its bots' searches go through
     ``slots`` and ``limits`` when given (see the module)."""
 
-    def __init__(self, match: Match, commit: Commit, poll: float = 0.5, limits=None, slots=None):
+    def __init__(self, match: Match, commit: Commit, poll: float = 0.5, limits=None, slots=None, refresh=None):
+        """``refresh(match)``: brings the match up to date with the database before each decision (replicas:
+        actions other servers logged); a commit refused as stale (:class:`FailedPrecondition`: another server
+        logged that index) is decided again."""
         self.match = match
+        self._refresh = refresh
         self._commit = commit
         self._poll = poll
         self._stop = CancelEvent()  # set by stop(): also cancels the search under way
@@ -84,6 +89,13 @@ class BotRunner:
     def _run(self) -> None:
         m = self.match
         while not self._stop.is_set():
+            if self._refresh is not None:
+                try:
+                    self._refresh(m)
+                except Exception:  # noqa: BLE001 - the database is unreachable: try again after a pause
+                    log.exception("match %s: could not read the action log", m.id)
+                    self._stop.wait(self._poll)
+                    continue
             with m.lock:
                 if m.finished:
                     return
@@ -106,6 +118,8 @@ class BotRunner:
                     action = random.Random(f"{m.setup.seed}/{count}/fallback").choice(m.state.legal_actions())
                 try:
                     self._commit(m, action, count)
+                except FailedPrecondition:
+                    continue  # another server logged that index first (a lease lost meanwhile): decide again
                 except Exception:  # the store refused the write: stop moving this match, loudly
                     log.exception("match %s: could not log the bot's action %d; bot thread stops", m.id, count)
                     return

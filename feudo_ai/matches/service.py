@@ -21,6 +21,26 @@ Submitting is idempotent: ``expected_action_count`` is the number of actions in 
 of an action that was already applied at that index by that seat gets the same answer and changes nothing; any
 other stale or future count, or an action out of turn, is :class:`FailedPrecondition`; an illegal action is
 :class:`InvalidArgument` and changes nothing.
+
+Replicas: on a shared database (PostgreSQL, ``db="postgresql://..."``) several services (one per server process)
+serve the same matches. The database is the truth; each replica's :class:`Match` in memory is a cache of it:
+
+- *one action per index*: an action is logged with the chance outcomes after it and the match's summary in one
+  transaction whose rows are keyed ``(match_id, idx)``; the replica that loses a race for an index gets
+  :class:`~feudo_ai.matches.store.Conflict`, catches up and answers as for a retry (the same action by the same
+  seat: ``retry``) or a stale count;
+- *catch-up*: before answering about a match (observation, submit, record, watch) a replica reads the log's tail
+  after its last applied action (one indexed query) and applies it, so an answer never misses an action another
+  replica acknowledged before the call came;
+- *LISTEN/NOTIFY*: each commit notifies ``act:ID:COUNT``; every replica's listener catches the match up at once,
+  which wakes its watch streams and bots (a poll every 0.5 s is the fallback if the listener is down);
+- *bot leases*: one replica moves a match's bots, the holder of its ``bot_leases`` row, renewed every
+  ``lease_seconds / 6`` and lost after ``lease_seconds`` without renewal (a replica killed: another takes the bots
+  within ``lease_seconds`` plus one tick; a replica drained: at once). Each replica takes unleased bot matches
+  up to its fair share (the bot matches over the replicas alive, from their heartbeats). Even two replicas
+  believing they hold one lease cannot both log an index: the key decides.
+
+Matches are loaded on demand (a replica starting loads none); retention works per replica as above.
 """
 
 from __future__ import annotations
@@ -28,8 +48,11 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import math
+import os
 import re
 import secrets
+import socket
 import threading
 import time
 from typing import Any, Iterator
@@ -44,7 +67,7 @@ from .match import SPECTATOR, Match, player_name
 from .limits import BotLimits
 from .runner import BotRunner
 from .spec import MatchSetup
-from .store import Store, StoreError
+from .store import Conflict, StoreError, open_store
 from .tokens import TOKEN_LENGTH, new_token, token_hash, token_matches
 
 log = logging.getLogger("feudo.matches")
@@ -55,6 +78,11 @@ LIST_CAP = 1000  # ListMatches: the live matches, then the most recent retired o
 MAX_MATCHES = 1000
 IDLE_SECONDS = 3600.0
 FINISHED_SECONDS = 300.0
+LEASE_SECONDS = 3.0  # a bot lease not renewed for this long is another replica's to take
+
+
+class Raced(FailedPrecondition):
+    """Another server logged that action index first; the match has been brought up to date."""
 
 
 def _is_int(x: Any) -> bool:
@@ -67,18 +95,28 @@ class MatchService:
 
     def __init__(self, db: str = ":memory:", run_bots: bool = True, max_matches: int = MAX_MATCHES, *,
                  idle_seconds: float | None = IDLE_SECONDS, finished_seconds: float | None = FINISHED_SECONDS,
-                 bot_limits: BotLimits | None = None, slots=None, sweep_every: float | None = None):
+                 bot_limits: BotLimits | None = None, slots=None, sweep_every: float | None = None,
+                 db_pool: int = 10, lease_seconds: float = LEASE_SECONDS):
         """``max_matches``: live matches in memory; ``idle_seconds``/``finished_seconds``: when an idle or a
         finished match is retired from memory (None: never); ``bot_limits``/``slots``: the server's caps and
         admission of the bots' searches (:class:`~feudo_ai.matches.limits.BotLimits`,
         :class:`~feudo_ai.search.admission.SearchSlots`); ``sweep_every``: seconds between retention sweeps
-        (default: a quarter of the shorter lifetime, between 0.1 and 5 s)."""
+        (default: a quarter of the shorter lifetime, between 0.1 and 5 s). ``db``: a SQLite path or a
+        ``postgresql://`` URL (:func:`~feudo_ai.matches.store.open_store`; ``db_pool``: its connections); on a
+        shared database (PostgreSQL) the service is one of several replicas (see the module's "Replicas") and ``lease_seconds`` is how long a replica's bot lease lasts without renewal."""
         for name, v in (("idle_seconds", idle_seconds), ("finished_seconds", finished_seconds)):
             if v is not None and not (isinstance(v, (int, float)) and v >= 0):
                 raise ValueError(f"{name}: expected a non-negative number or None, got {v!r}")
         if not isinstance(max_matches, int) or max_matches < 1:
             raise ValueError(f"max_matches: expected a positive integer, got {max_matches!r}")
-        self.store = Store(db)
+        if not (isinstance(lease_seconds, (int, float)) and lease_seconds > 0):
+            raise ValueError(f"lease_seconds: expected a positive number, got {lease_seconds!r}")
+        self.store = open_store(db, pool_size=db_pool)
+        self.shared = self.store.shared
+        self.replica_id = f"{socket.gethostname()}/{os.getpid()}/{secrets.token_hex(4)}"
+        self.lease_seconds = float(lease_seconds)
+        self._share = 1 << 30  # bot matches this replica takes on (its fair share: set by each lease tick)
+        self._wake = threading.Event()  # a lease tick now (a new match, a lease freed)
         self.max_matches = max_matches
         self.idle_seconds = idle_seconds
         self.finished_seconds = finished_seconds
@@ -91,8 +129,15 @@ class MatchService:
         self._runners: dict[str, BotRunner] = {}
         self._closed = threading.Event()
         self.unloadable: dict[str, str] = {}  # match id -> why it could not be loaded (it stays in the store)
-        for stored in self.store.load_all(live_only=True):
-            self._load(stored)
+        if not self.shared:  # on a shared database matches are loaded on demand and bots by lease
+            for stored in self.store.load_all(live_only=True):
+                self._load(stored)
+        self._leaser = None
+        if self.shared:
+            self.store.listen(self._on_notification)
+            if run_bots:
+                self._leaser = threading.Thread(target=self._lease_loop, name="matches-leases", daemon=True)
+                self._leaser.start()
         lifetimes = [v for v in (idle_seconds, finished_seconds) if v is not None]
         self._sweeper = None
         if lifetimes:
@@ -125,12 +170,112 @@ class MatchService:
         log.info("match %s loaded at action %d%s", m.id, m.action_count, " (finished)" if m.finished else "")
         return m
 
-    def _start_bots(self, m: Match) -> None:
-        if self._run_bots and m.setup.bot_seats and not m.finished and not self._closed.is_set():
-            runner = BotRunner(m, self._commit, limits=self.bot_limits, slots=self.slots)
+    def _start_bots(self, m: Match, force: bool = False) -> None:
+        """Move the match's bots here; on a shared database only with the match's lease, and (unless ``force``)
+        only while this replica moves fewer bot matches than its fair share (others take the rest)."""
+        if not (self._run_bots and m.setup.bot_seats and not m.finished and not self._closed.is_set()):
+            return
+        if self.shared:
             with self._lock:
-                self._runners[m.id] = runner
-            runner.start()
+                if m.id in self._runners:
+                    return
+                mine = len(self._runners)
+            if not force and mine >= self._share:
+                return
+            if not self.store.claim(m.id, self.replica_id, self.lease_seconds):
+                return
+        runner = BotRunner(m, self._commit, limits=self.bot_limits, slots=self.slots,
+                           refresh=self._catch_up if self.shared else None)
+        runner.claimed = time.monotonic()
+        with self._lock:
+            if m.id in self._runners:
+                return
+            self._runners[m.id] = runner
+        runner.start()
+
+    # -- replicas ------------------------------------------------------------------------------------------
+    def _catch_up(self, m: Match) -> None:
+        """Apply what other replicas logged after this replica's last action of ``m`` (the log's tail, one
+        indexed read); nothing on a database of one server."""
+        if not self.shared:
+            return
+        with m.lock:
+            if m.finished:
+                return
+            for i, a in enumerate(self.store.actions_from(m.id, m.action_count)):
+                if a not in m.state.legal_actions():
+                    raise StoreError(f"{self.store.path}: match {m.id}: logged action {m.action_count} ({a}) is "
+                                     f"not legal")
+                m.apply(a)
+            self._draw_chance(m)
+
+    def _on_notification(self, payload: str) -> None:
+        """What another replica (or this one) committed: ``act:ID:COUNT``, ``new:ID``, ``leases``."""
+        kind, _, rest = payload.partition(":")
+        if kind == "act":
+            mid, _, count = rest.rpartition(":")
+            m = self._matches.get(mid)
+            if m is not None and m.action_count < int(count):
+                self._catch_up(m)
+        elif kind in ("new", "leases"):
+            self._wake.set()
+        elif kind == "listening":  # (re)connected: notifications may have been missed
+            for m in list(self._matches.values()):
+                self._catch_up(m)
+            self._wake.set()
+
+    def _lease_loop(self) -> None:
+        tick = self.lease_seconds / 6
+        while not self._closed.is_set():
+            try:
+                self._lease_tick()
+            except Exception:  # noqa: BLE001 - the database is unreachable: the next tick tries again
+                if self._closed.is_set():
+                    return
+                log.exception("bot lease tick failed")
+            self._wake.wait(tick)
+            self._wake.clear()
+
+    def _lease_tick(self) -> None:
+        """Renew this replica's leases (stop the bots of a lease lost), free those of ended runners, then take
+        unleased bot matches up to this replica's fair share (the leased and unleased ones over the replicas
+        alive)."""
+        began = time.monotonic()
+        alive = self.store.heartbeat(self.replica_id, self.lease_seconds)
+        held = self.store.renew(self.replica_id, self.lease_seconds)
+        with self._lock:
+            runners = dict(self._runners)
+        for mid, r in runners.items():
+            if mid not in held and r.claimed < began:
+                log.warning("match %s: bot lease lost; its bots stop here", mid)
+                r.stop()
+                with self._lock:
+                    if self._runners.get(mid) is r:
+                        del self._runners[mid]
+            elif not r.thread.is_alive() and r.claimed < began:
+                with self._lock:
+                    if self._runners.get(mid) is r:
+                        del self._runners[mid]
+                self.store.release(mid, self.replica_id)
+        for mid in held - set(runners):
+            with self._lock:
+                running = mid in self._runners
+            if not running:
+                self.store.release(mid, self.replica_id)
+        candidates, leased = self.store.unleased(64)
+        self._share = max(1, math.ceil((leased + len(candidates)) / alive))
+        for mid in candidates:
+            if self._closed.is_set():
+                return
+            with self._lock:
+                if len(self._runners) >= self._share:
+                    return
+            try:
+                m = self._match(mid)
+            except NotFound:
+                continue
+            self._catch_up(m)
+            self._start_bots(m, force=True)
 
     # -- retention -----------------------------------------------------------------------------------------
     def live_count(self) -> int:
@@ -175,6 +320,8 @@ class MatchService:
                 m.changed.notify_all()
         if runner is not None:
             runner.stop()  # an idle match's bots are waiting for the external seat: they just stop
+            if self.shared:
+                self.store.release(m.id, self.replica_id)
         log.info("match %s retired from memory at action %d (%s)", m.id, m.action_count,
                  "finished" if m.finished else "idle")
         return 1
@@ -192,6 +339,7 @@ class MatchService:
         """Shutting down: watch streams end, new matches are refused, bots stop after their current decision;
         calls on existing matches still work until :meth:`close`."""
         self._closed.set()
+        self._wake.set()  # the lease thread ends now
         for r in list(self._runners.values()):
             r.stop()
         for m in list(self._matches.values()):
@@ -213,6 +361,13 @@ class MatchService:
                 self._retire(m)
             except StoreError:  # pragma: no cover - the database refused: they are loaded next time instead
                 break
+        if self.shared:
+            if self._leaser is not None:
+                self._leaser.join(2.0)
+            try:
+                self.store.leave(self.replica_id)  # its bot matches are taken over at once, not after the lease
+            except StoreError:  # pragma: no cover - the database is gone: the leases expire instead
+                log.warning("could not free this replica's bot leases; they expire in %g s", self.lease_seconds)
         self.store.close()
 
     # -- helpers -------------------------------------------------------------------------------------------
@@ -261,19 +416,40 @@ class MatchService:
         return seat
 
     def _commit(self, m: Match, action: int, expected: int) -> None:
-        """Log then apply one legal action at index ``expected``, then the chance outcomes that follow."""
+        """Log one legal action at index ``expected`` with the chance outcomes that follow it and the match's
+        summary after them (one transaction), then apply them. :class:`Raced` if another server logged that
+        index first (the database's key ``(match_id, idx)``): the match is then brought up to date."""
         with m.lock:
+            before = m.action_count
+            self._catch_up(m)
             if m.action_count != expected:
-                raise FailedPrecondition(f"expected_action_count: the match is at action {m.action_count}, "
-                                         f"not {expected}")
-            self.store.append_actions(m.id, expected, [action])
+                kind = Raced if before == expected else FailedPrecondition  # Raced: checked, then overtaken
+                raise kind(f"expected_action_count: the match is at action {m.action_count}, not {expected}")
+            after, draws = m.after(action)
+            try:
+                self.store.append_actions(m.id, expected, [action, *draws],
+                                          summary=m.summary(after, expected + 1 + len(draws)),
+                                          finished=after.is_terminal())
+            except Conflict:
+                self._catch_up(m)
+                raise Raced(f"expected_action_count: action {expected} was logged by another server; the match "
+                            f"is at action {m.action_count}") from None
             m.apply(action)
-            self._draw_chance(m)
+            for a in draws:
+                m.apply(a)
 
     def _draw_chance(self, m: Match) -> None:
+        """Draw the chance outcomes at the end of the log (a log written before they were logged with their
+        action); the same draw whichever server makes it."""
         while m.current_player() == CHANCE:
             a = m.chance_action()
-            self.store.append_actions(m.id, m.action_count, [a])
+            try:
+                self.store.append_actions(m.id, m.action_count, [a])
+            except Conflict:
+                if not self.shared:
+                    raise
+                tail = self.store.actions_from(m.id, m.action_count)
+                a = tail[0] if tail else a
             m.apply(a)
 
     # -- calls ---------------------------------------------------------------------------------------------
@@ -302,7 +478,8 @@ class MatchService:
                     a = m.chance_action()
                     draws.append(a)
                     m.apply(a)
-                self.store.create_match(match_id, setup.to_dict(), m.token_hashes, m.created, draws)
+                self.store.create_match(match_id, setup.to_dict(), m.token_hashes, m.created, draws,
+                                        summary=m.summary(), bots=bool(setup.bot_seats))
             self._matches[match_id] = m
         self._start_bots(m)
         log.info("match %s created: %s", match_id, ", ".join(quoted(x) for x in setup.seats))
@@ -325,6 +502,7 @@ class MatchService:
         m = self._match(match_id)
         self._check_seat(m, seat, token)
         with m.lock:  # (a match retired meanwhile has not changed: its observation is still true)
+            self._catch_up(m)
             return m.observation(seat)
 
     def submit_action(self, match_id: str, seat: int, token: str, action: int,
@@ -344,6 +522,14 @@ class MatchService:
         raise FailedPrecondition("the match was being retired from memory; retry")
 
     def _submit(self, m: Match, seat: int, action: int, expected_action_count: int) -> dict[str, Any]:
+        with m.lock:
+            self._catch_up(m)
+            try:
+                return self._submit_once(m, seat, action, expected_action_count)
+            except Raced:  # another replica logged that index at the same moment: a retry if it was this action
+                return self._submit_once(m, seat, action, expected_action_count)
+
+    def _submit_once(self, m: Match, seat: int, action: int, expected_action_count: int) -> dict[str, Any]:
         with m.lock:
             n = m.action_count
             if expected_action_count < n:
@@ -391,9 +577,11 @@ class MatchService:
         try:
             while True:
                 with m.lock:
+                    self._watch_catch_up(m)
                     while (i >= m.action_count and not m.finished and not m.retired and not self._closed.is_set()
                            and not (cancel is not None and cancel.is_set())):
                         m.changed.wait(poll)
+                        self._watch_catch_up(m)  # LISTEN wakes it at once; this is the fallback
                     batch = [m.event(j, seat) for j in range(i, m.action_count)]
                     done = m.finished and i + len(batch) >= m.action_count
                     end = m.end_event() if done else None
@@ -415,15 +603,31 @@ class MatchService:
             with m.lock:
                 m.watchers -= 1
 
+    def _watch_catch_up(self, m: Match) -> None:
+        if self.shared:
+            try:
+                self._catch_up(m)
+            except StoreError as e:  # the database is unreachable: the stream waits and tries again
+                log.warning("match %s: watch could not read the action log: %s", m.id, e)
+
     def list_matches(self) -> list[dict[str, Any]]:
         """The summaries of the matches in memory, then of the most recent retired ones (read from the store),
         at most :data:`LIST_CAP` in all, each group oldest first."""
-        with self._lock:
-            live = list(self._matches.values())
         out = []
-        for m in live[:LIST_CAP]:
-            with m.lock:
-                out.append(m.summary())
+        if self.shared:  # every replica's matches: their summaries as of their last actions, from the database
+            for mid, summary in self.store.live_summaries(LIST_CAP):
+                m = self._matches.get(mid)
+                if summary is None and m is not None:
+                    with m.lock:
+                        summary = m.summary()
+                if summary is not None:
+                    out.append(summary)
+        else:
+            with self._lock:
+                live = list(self._matches.values())
+            for m in live[:LIST_CAP]:
+                with m.lock:
+                    out.append(m.summary())
         room = LIST_CAP - len(out)
         if room > 0:
             ids = {s["match_id"] for s in out}
@@ -445,6 +649,7 @@ class MatchService:
                         "vp": list(summary["vp"])}
         m = self._match(match_id)
         with m.lock:
+            self._catch_up(m)
             if not m.finished:
                 raise FailedPrecondition(f"match {match_id} is not over (action {m.action_count}); its record is "
                                          f"given once it ends")
@@ -460,6 +665,7 @@ class MatchService:
                 if left <= 0:
                     return False
                 m.changed.wait(min(left, 0.5))
+                self._catch_up(m)
         return True
 
 

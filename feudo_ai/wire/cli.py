@@ -33,6 +33,7 @@ from engine import DataFileError
 from engine.checker import MAX_JSON_BYTES, read_file_bytes
 
 from ..matches import service as match_service
+from ..matches.store import StoreError
 from .advisor import ServiceConfig
 from .plumbing import BoundedLines
 from .server import DEFAULT_ADDRESS, FeudoServer, ListenError, ServerSettings, check_address
@@ -219,9 +220,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="seconds calls in flight get at shutdown; bot searches are cancelled at once (default 10)")
     p.add_argument("--drain-delay", type=float, default=0.0,
                    help="seconds between health NOT_SERVING and refusing new calls at shutdown (default 0)")
-    p.add_argument("--db", default=None, metavar="PATH",
-                   help="SQLite file of the hosted matches (created if missing; matches in it resume at start); "
+    p.add_argument("--db", default=None, metavar="PATH|URL",
+                   help="SQLite file of the hosted matches (created if missing; matches in it resume at start), or "
+                        "a PostgreSQL URL (postgresql://user:password@host/db) shared by several replicas; "
                         "default: in memory, matches end with the process")
+    p.add_argument("--db-pool", type=int, default=10,
+                   help="with a PostgreSQL --db: connections in the pool (default 10)")
+    p.add_argument("--bot-lease-seconds", type=float, default=match_service.LEASE_SECONDS,
+                   help=f"with a PostgreSQL --db: a replica's lease on a match's bots lasts this long without renewal "
+                        f"(renewed every sixth of it): a replica killed has its bots moved by another within about "
+                        f"this (default {match_service.LEASE_SECONDS:g})")
     p.add_argument("--max-watch-streams", type=int, default=16,
                    help="WatchMatch streams open at once; beyond: RESOURCE_EXHAUSTED (default 16)")
     p.add_argument("--http", default=None, metavar="ADDRESS",
@@ -270,6 +278,10 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
             http = DEFAULT_HTTP
         except ListenError as e:
             args.http_skipped = str(e)
+    if args.db_pool < 1:
+        raise ValueError(f"--db-pool: expected a positive integer, got {args.db_pool}")
+    if not 0 < args.bot_lease_seconds < float("inf"):
+        raise ValueError(f"--bot-lease-seconds: expected a positive number of seconds, got {args.bot_lease_seconds}")
     if args.max_watch_streams < 1:
         raise ValueError(f"--max-watch-streams: expected a positive integer, got {args.max_watch_streams}")
     if args.max_matches < 1:
@@ -284,7 +296,8 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
                            max_message_bytes=args.max_message_bytes, max_nodes=args.max_nodes)
     return ServerSettings(address=args.address, config=config, tls_cert=_read(args.tls_cert, "--tls-cert"),
                           tls_key=_read(args.tls_key, "--tls-key"), token=token, metrics_port=args.metrics_port,
-                          db=args.db, max_watch_streams=args.max_watch_streams, http=http, grpc=not args.no_grpc,
+                          db=args.db, db_pool=args.db_pool, bot_lease_seconds=args.bot_lease_seconds,
+                          max_watch_streams=args.max_watch_streams, http=http, grpc=not args.no_grpc,
                           max_matches=args.max_matches, match_idle_seconds=args.match_idle_seconds or None,
                           finished_retention_seconds=args.finished_retention_seconds)
 
@@ -299,7 +312,7 @@ def serve(args: argparse.Namespace) -> int:
     fix_mmap_threshold()  # process-wide, so here (the process's entry point) and not in FeudoServer
     try:
         server = FeudoServer(settings_from_args(args)).start()
-    except ListenError as e:  # one line, not gRPC's traceback: the operator fixes the address and starts again
+    except (ListenError, StoreError) as e:  # one line, not a traceback: the operator fixes it and starts again
         print(f"{args.prog}: {e}", file=sys.stderr)
         return 2
     stop = threading.Event()
@@ -315,7 +328,7 @@ def serve(args: argparse.Namespace) -> int:
     print(f"feudo advisor listening on {where} ({scheme}{', token required' if server.settings.token else ''}"
           f"{f', metrics on :{args.metrics_port}' if args.metrics_port is not None else ''}; search node pools at "
           f"most {server.settings.config.pool_bytes_max / 2**20:.0f} MB; "
-          f"matches {'in ' + args.db if args.db else 'in memory'})", flush=True)
+          f"matches {'in ' + server.matches.store.path if args.db else 'in memory'})", flush=True)
     if server.http_address:
         print(f"feudo web table and HTTP (Connect) services on http://{server.http_address}/", flush=True)
     elif getattr(args, "http_skipped", None):

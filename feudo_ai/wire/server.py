@@ -7,7 +7,8 @@ peers, with health, reflection, optional TLS, API token and Prometheus metrics.
     server.drain(grace=10)                                                # health NOT_SERVING, finish, stop
 
 Matches are kept in SQLite at ``settings.db`` (without it, in memory: they end with the process) and resumed with
-their bots when the server starts again; finished and idle matches are retired from memory (``max_matches``,
+their bots when the server starts again, or in PostgreSQL (``settings.db`` a ``postgresql://`` URL) shared by
+several replicas (:class:`~feudo_ai.matches.service.MatchService`, "Replicas"); finished and idle matches are retired from memory (``max_matches``,
 ``match_idle_seconds``, ``finished_retention_seconds``: :class:`~feudo_ai.matches.service.MatchService`). The
 matches' bots search under the Advisor's caps and through the same admission (one
 :class:`~feudo_ai.search.admission.SearchSlots`), at the same nice. The API token is checked on every call of both services and of
@@ -55,7 +56,9 @@ class ServerSettings:
     metrics_port: int | None = None  # Prometheus /metrics on this port (needs prometheus-client)
     metrics_address: str = "127.0.0.1"
     extra_workers: int = 8  # worker threads beyond the search cap, for cheap calls (health, DescribeGame, ...)
-    db: str | None = None  # SQLite file of the matches; None: in memory
+    db: str | None = None  # SQLite file or postgresql:// URL of the matches; None: in memory
+    db_pool: int = 10  # PostgreSQL: connections in the pool
+    bot_lease_seconds: float = match_service.LEASE_SECONDS  # PostgreSQL: a dead replica's bots move after this
     max_watch_streams: int = 16  # WatchMatch streams open at once (each holds a worker thread)
     http: str | None = None  # host:port of the same services over HTTP (Connect) and the web table; None: none
     grpc: bool = True  # False: no gRPC listener (HTTP only)
@@ -138,7 +141,7 @@ class FeudoServer:
                                max_threads=cfg.max_threads, max_nodes=cfg.max_nodes, nice=cfg.search_nice)
         self.matches = MatchService(s.db or ":memory:", max_matches=s.max_matches, idle_seconds=s.match_idle_seconds,
                                     finished_seconds=s.finished_retention_seconds, bot_limits=bot_limits,
-                                    slots=self.slots)
+                                    slots=self.slots, db_pool=s.db_pool, lease_seconds=s.bot_lease_seconds)
         self.matches_servicer = MatchesServicer(self.matches, s.max_watch_streams)
         self.servicer.matches = self.matches  # the Advisor reads a hosted match's seat view (Position.match)
         mpb_grpc.add_MatchesServicer_to_server(self.matches_servicer, self.server)
