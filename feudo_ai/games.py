@@ -114,7 +114,7 @@ def _feudo_entry() -> GameEntry:
 # ---------------------------------------------------------------------------------------------------------------
 # Fief 2
 # ---------------------------------------------------------------------------------------------------------------
-MAX_FIEF2_ACTIONS = 1_000_000
+MAX_FIEF2_ACTIONS = 200_000  # random games play about 3,000 actions; a longer game is reported as an error
 
 
 def fief2_new_state(players: int, seed: int = 0, turn_limit: int | None = None):

@@ -30,14 +30,17 @@ MAX_CHILDREN = 40  # follow-up decisions with more actions (gift amounts, 53) ar
 # The evaluation's weights, in points of power (F50: 1 point = 50 florins). See docs/fief2-bots.md.
 W_INCOME_TURNS = 0.6  # a florin of income a turn is worth this share of the florins it brings until the limit
 INCOME_HORIZON = 10  # ... counted over at most this many turns
-W_SOLDIER = 1.0  # an ordinary Soldier on the board (price 100 = 2 points; F5, F22, F28)
-W_GUARD = 0.8  # a Guard soldier (F36)
+W_SOLDIER = 2.5  # each of a family's first GARRISON Soldiers (Guards included; price 100 = 2 points; F5, F22, F28)
+GARRISON = 20
+W_SOLDIER_MORE = 1.0  # each Soldier beyond those, and every Soldier in the last LATE_TURNS turns (F51: power only)
+LATE_TURNS = 3
 W_PERSON = 8.0  # a free person (F1, F13: persons lead steps, hold titles; none left ends the family, F49)
 W_PRISONER = 3.0  # a person held prisoner (F35: income put aside, no vote)
 W_VILLAGE = 1.5  # an owned village (F9)
 W_OCCUPIED_UNOWNED = 0.7  # an unowned village the family alone occupies (owned at the end of the movement turn, F9.3)
 W_FIEF_PROGRESS = 10.0  # x (share of a free fief's villages owned and occupied)^2 (F23: enfeoffment's condition)
-W_THREAT = 0.5  # x value at stake where an enemy force next door exceeds the family's force (F26, F28)
+W_THREAT = 0.5  # x value at stake where an enemy force within two steps exceeds the family's force (F25, F26, F28)
+W_THREAT_FAR = 0.6  # an enemy two steps away counts for this share of its force
 W_OPPONENTS = 0.5  # the evaluation is own value minus this share of the mean of the living opponents'
 W_WIN = 1000.0  # a finished game: the family's return (F51) times this
 
@@ -76,6 +79,23 @@ class _Facts:
                 self.force[f][v] += self.soldiers[f][v]
         # F1 occupies: a Soldier (Guards included) or a free person there
         self.occupies = [[self.force[f][v] > 0 or self.free[f][v] > 0 for v in range(V)] for f in range(n)]
+
+
+_RINGS: dict[int, tuple] = {}  # id(map) -> (the map, kept alive so that its id is not reused; its rings)
+
+
+def _rings(g, v: int) -> tuple[list[int], list[int]]:
+    """The villages one step and exactly two steps from v (F25: a token moves at most two steps a turn)."""
+    cached = _RINGS.get(id(g.map))
+    rings = cached[1] if cached is not None and cached[0] is g.map else None
+    if rings is None:
+        rings = []
+        for x in range(g.V):
+            near = list(g.map.adj[x])
+            far = sorted({w for u in near for w in g.map.adj[u]} - set(near) - {x})
+            rings.append((near, far))
+        _RINGS[id(g.map)] = (g.map, rings)
+    return rings[v]
 
 
 def income_rate(st, f: int, facts: _Facts | None = None) -> int:
@@ -117,8 +137,9 @@ def family_value(st, f: int, facts: _Facts | None = None) -> float:
     limit = rs.turn_limit or rs.scored_turns or 30
     turns_left = max(0, min(INCOME_HORIZON, limit - st.turn))
     value += W_INCOME_TURNS * income_rate(st, f, facts) * turns_left / ppf  # F20
-    ordinary = sum(facts.soldiers[f]) + sum(a[4] for a in st.assaults if a[0] == f)
-    value += W_SOLDIER * ordinary + W_GUARD * facts.guards[f]
+    soldiers = sum(facts.soldiers[f]) + sum(a[4] for a in st.assaults if a[0] == f) + facts.guards[f]
+    garrison = min(soldiers, GARRISON) if limit - st.turn > LATE_TURNS else 0
+    value += W_SOLDIER * garrison + W_SOLDIER_MORE * (soldiers - garrison)
     value += W_PERSON * facts.persons[f] + W_PRISONER * facts.prisoners[f]
     occ = facts.occupies
     for v in range(g.V):
@@ -136,14 +157,16 @@ def family_value(st, f: int, facts: _Facts | None = None) -> float:
     inc = rs.income
     enemies = [e for e in range(n) if st.alive[e] and st.enemies(f, e)]
     for v in range(g.V):
-        at_stake = facts.free[f][v] * W_PERSON
+        at_stake = facts.free[f][v] * W_PERSON + facts.force[f][v] * W_SOLDIER_MORE
         if st.owner[v] == f:
             at_stake += (inc["castle"] * st.castle[v] + inc["city"] * st.city[v] + inc["mill"] * st.mills[v]
                          + inc["wine_press"] * st.presses[v]) * 3 / ppf
         if at_stake <= 0:
             continue
         mine = facts.force[f][v]
-        enemy = max((facts.force[e][w] for w in g.map.adj[v] for e in enemies), default=0)
+        near, far = _rings(g, v)
+        enemy = max([facts.force[e][w] for w in near for e in enemies]
+                    + [W_THREAT_FAR * facts.force[e][w] for w in far for e in enemies], default=0)
         if enemy > mine:
             value -= W_THREAT * at_stake * min(1.0, (enemy - mine) / max(1, enemy))
     return value
@@ -171,12 +194,25 @@ class Fief2GreedyBot(Bot):
         if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not 0.0 <= epsilon <= 1.0:
             raise ValueError(f"epsilon: expected a probability in [0, 1], got {epsilon!r}")
         self.epsilon = float(epsilon)
+        self._tried: dict[str, set[int]] = {}  # this turn's positions decided -> the actions taken there
+        self._turn = -1
 
     def choose(self, state) -> int:
         legal = state.legal_actions()
         if self.epsilon and self.rng.random() < self.epsilon:
             return self.rng.choice(legal)
-        return self.best(state, legal)[0]
+        # A position met again within the turn (a choice that leads back to itself, e.g. "retreat" then "stop",
+        # F2-D10) is decided differently each time, so the greedy player never loops: the actions already taken
+        # there are left out while others remain.
+        if state.turn != self._turn:
+            self._turn, self._tried = state.turn, {}
+        key = repr((state.phase, state.step, state.stack, state.sold, state.loc, state.onroad, state.captor,
+                    state.cash, state.assaults, state.dice))
+        tried = self._tried.setdefault(key, set())
+        fresh = [a for a in legal if a not in tried] or legal
+        action = self.best(state, fresh)[0]
+        tried.add(action)
+        return action
 
     def best(self, state, legal: list[int], depth: int = 1) -> tuple[int, float]:
         """The best action of ``legal`` and its value (ties: the lowest action number)."""
