@@ -372,7 +372,32 @@ def cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def _fief2_record(path: str):
+    """A Fief 2 game record (``fief2-game/1``, from ``selfplay --game fief2 --save`` or the arena) or None."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read ({e.strerror})") from None
+    try:
+        fmt = json.loads(text).get("format")
+    except (ValueError, AttributeError, RecursionError):
+        return None
+    if fmt != "fief2-game/1":
+        return None
+    from fief2 import GameRecord as Fief2Record
+
+    return Fief2Record.from_json(text)
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
+    fief2_record = _fief2_record(args.record)
+    if fief2_record is not None:
+        final = fief2_record.replay()
+        print(final)
+        print(f"{len(fief2_record.actions)} actions replayed; winners: "
+              f"{', '.join(f'family {w}' for w in final.winners) or 'none yet'}")
+        return 0
     record = GameRecord.load(args.record)
     final = record.replay()
     print(final)
@@ -381,7 +406,30 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _play_game(entry, args: argparse.Namespace) -> int:
+    """``feudo play --game fief2``: a person against bots in the terminal (feudo_ai/people/fief2_play.py)."""
+    from feudo_ai.people.fief2_play import Fief2Session
+
+    if not 0 <= args.seat < args.players:
+        raise ValueError(f"--seat: expected a seat in [0, {args.players}), got {args.seat}")
+    names = [s.strip() for s in args.bots.split(",") if s.strip()]
+    others = args.players - 1
+    if len(names) == 1:
+        names *= others
+    if len(names) != others:
+        raise ValueError(f"--bots: expected 1 or {others} bots (one per other seat), got {len(names)}")
+    it = iter(names)
+    bots = [None if p == args.seat else entry.make_bot(next(it), args.seed * 1000 + p) for p in range(args.players)]
+    state = entry.new_state(args.players, args.seed, turn_limit=args.turns)
+    return Fief2Session(state, args.seat, bots, args.seed).run()
+
+
 def cmd_play(args: argparse.Namespace) -> int:
+    entry = _other_game(args, ("ruleset", "map_file", "virulent", "strategy_only", "server", "match", "token"))
+    if entry is not None:
+        if args.bots == "ismcts":  # Feudo's default, not a Fief 2 bot: Fief 2's default is medium
+            args.bots = "medium"
+        return _play_game(entry, args)
 
     if args.match is not None or args.token is not None:
         if args.server is None or args.match is None or args.token is None:
@@ -494,8 +542,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Play one seat against bots. At your decisions type a choice's number or text, "
                                    "or: hint (the search's advice), board, log, save FILE, help, quit. With --server "
                                    "the match is hosted by a server (feudo serve): the bots move there, and "
-                                   "--match/--token reconnect to it.")
-    _add_game_options(p)
+                                   "--match/--token reconnect to it. --game fief2: Fief 2 against its bots (default "
+                                   "medium), numbered choices; board, hand, help, quit.")
+    _add_game_options(p, game=True)
     p.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0: Blue)")
     p.add_argument("--bots", default="ismcts",
                    help="the bots of the other seats in seat order (one name for all), with :key=value parameters")
@@ -521,7 +570,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_companion)
 
     p = sub.add_parser("replay", help="replay a saved game record and print the final position")
-    p.add_argument("record", help="a game record JSON file (from selfplay --save)")
+    p.add_argument("record", help="a game record JSON file (from selfplay --save; Feudo or Fief 2)")
     p.set_defaults(func=cmd_replay)
 
     add_commands(sub)
