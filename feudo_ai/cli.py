@@ -377,8 +377,8 @@ def _fief2_record(path: str):
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
-    except OSError as e:
-        raise ValueError(f"{path}: cannot read ({e.strerror})") from None
+    except OSError:
+        return None  # said by the Feudo record loader, as for any record
     try:
         fmt = json.loads(text).get("format")
     except (ValueError, AttributeError, RecursionError):

@@ -170,14 +170,14 @@ def test_play_quit_and_choice_by_text():
     bots = [None, FIEF2.make_bot("random", 1), FIEF2.make_bot("random", 2)]
     session = Fief2Session(FIEF2.new_state(3, 7, turn_limit=1), 0, bots, 7,
                            inp=scripted(["person L03 Clement", "quit"]), out=out)
-    assert session.run() == 0
+    assert session.run() == 1
     assert "You left the game." in out.getvalue()
     assert session.state.action_to_string(session.actions[0]) == "person L03 Clement"
 
 
 def test_play_cli_with_stdin(monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.StringIO("help\n1\n1\nquit\n"))
-    assert main(["play", "--game", "fief2", "--players", "3", "--bots", "random", "--turns", "1"]) == 0
+    assert main(["play", "--game", "fief2", "--players", "3", "--bots", "random", "--turns", "1"]) == 1
     out = capsys.readouterr().out
     assert "you are family 0" in out and "You left the game." in out
     assert main(["play", "--game", "fief2", "--server", "localhost:1"]) == 2

@@ -60,6 +60,7 @@ class Fief2Session:
         return f"Your hand (family {self.seat}): {cards}; {st.cash[self.seat]} florins"
 
     def run(self) -> int:
+        """Play to the end (0) or until the person quits (1), as ``feudo play`` does for Feudo."""
         st = self.state
         self.say(f"Fief 2, {st.num_players} families; you are family {self.seat}. Type help for the commands.")
         self.say(str(st))
@@ -74,7 +75,7 @@ class Fief2Session:
                 a = self.ask()
                 if a is None:
                     self.say("You left the game.")
-                    return 0
+                    return 1
             else:
                 a = self.bots[st.current_player()](st)
             line = public_text(st, a, self.seat)
