@@ -199,3 +199,19 @@ def test_others_hidden_cards_are_not_named():
         if kind in ("discard", "give", "hand_over") and actor != 0:
             assert "B" not in line.split(":", 1)[1]  # no card id
         s.apply_action(a)
+
+
+def test_strength_benchmark_prints_json_with_provenance():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "benchmarks/fief2_strength.py", "--games", "4", "--turns", "2",
+                           "--jobs", "1", "--json"], cwd=root, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    r = out["result"]
+    assert r["pairing"] == "greedy vs 3 random" and r["games"] == 4 and r["fair_share"] == 0.25
+    assert 0 <= r["a_wilson95"][0] <= r["a_win_rate"] <= r["a_wilson95"][1] <= 1
+    assert set(out["provenance"]) >= {"commit", "dirty", "command", "options"}
