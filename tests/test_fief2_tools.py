@@ -58,7 +58,7 @@ def test_bots_play_legal_games_and_the_same_seed_gives_the_same_game():
 
 def test_levels_are_greedy_with_and_without_mistakes():
     easy, medium = FIEF2.make_bot("easy", 1), FIEF2.make_bot("medium", 1)
-    assert isinstance(easy, Fief2GreedyBot) and easy.epsilon == 0.3 and easy.name == "easy"
+    assert isinstance(easy, Fief2GreedyBot) and easy.epsilon == 0.6 and easy.name == "easy"
     assert isinstance(medium, Fief2GreedyBot) and medium.epsilon == 0.0 and medium.name == "medium"
 
 

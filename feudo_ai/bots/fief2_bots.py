@@ -239,8 +239,8 @@ class Fief2GreedyBot(Bot):
         return evaluate(s, seat)
 
 
-def easy_bot(seed: int = 0, epsilon: float = 0.3) -> Fief2GreedyBot:
-    """The ``easy`` level: greedy, with 30% of its decisions played at random."""
+def easy_bot(seed: int = 0, epsilon: float = 0.6) -> Fief2GreedyBot:
+    """The ``easy`` level: greedy, with 60% of its decisions played at random (as Feudo's easy)."""
     bot = Fief2GreedyBot(seed, epsilon=epsilon)
     bot.name = "easy"
     return bot
