@@ -23,6 +23,7 @@ from engine.render import map_ascii, map_svg, position_svg, render_text, svg_to_
 from feudo_ai.arena.cli import add_parser as add_arena_parser
 from feudo_ai.bots import BOTS, make_bot
 from feudo_ai.experimental.train import add_parser as add_train_parser
+from feudo_ai.games import DEFAULT_GAME, GAME_NAMES, get_game
 from feudo_ai.people.companion import CompanionSession
 from feudo_ai.people.narrate import narrate
 from feudo_ai.people.play import HumanSession, LocalTable, default_console
@@ -30,8 +31,13 @@ from feudo_ai.settings import resolve
 from feudo_ai.wire.cli import add_commands  # feudo serve, feudo advise (the gRPC services)
 
 
-def _add_game_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--players", type=int, default=4, help="number of players, 2-4 (default 4)")
+def _add_game_options(p: argparse.ArgumentParser, game: bool = False) -> None:
+    if game:
+        p.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME,
+                       help="the game: feudo (default) or fief2 (Fief 2: bots random, greedy, easy, medium; "
+                            "--turns sets its turn limit, F51)")
+    p.add_argument("--players", type=int, default=4,
+                   help="number of players, 2-4 (Fief 2: 3-6) (default 4)")
     p.add_argument("--seed", type=int, default=1, help="seed of everything random (default 1)")
     p.add_argument("--ruleset", default=None, help="ruleset name or JSON file (default: the packaged 'basic')")
     p.add_argument("--map", dest="map_file", default=None,
@@ -63,7 +69,136 @@ def _bots(spec: str, players: int, seed: int) -> list:
     return [make_bot(name, seed * 1000 + p) for p, name in enumerate(names)]
 
 
+def _other_game(args: argparse.Namespace, feudo_only: tuple[str, ...] = ()):
+    """The game entry of ``--game`` when it is not Feudo (None for Feudo), after refusing the Feudo-only flags
+    given with it (each error names its flag)."""
+    game = getattr(args, "game", DEFAULT_GAME) or DEFAULT_GAME
+    if game == DEFAULT_GAME:
+        return None
+    entry = get_game(game)
+    flags = {"ruleset": "--ruleset", "map_file": "--map", "virulent": "--virulent",
+             "strategy_only": "--strategy-only", "server": "--server", "match": "--match", "token": "--token",
+             "resume": "--resume"}
+    for attr in feudo_only:
+        value = getattr(args, attr, None)
+        if value not in (None, False):
+            raise ValueError(f"{flags[attr]}: a Feudo option, not for --game {entry.name}")
+    if getattr(args, "backend", "auto") != "auto":
+        raise ValueError(f"--backend: the compiled core is Feudo's; --game {entry.name} plays its reference rules")
+    if args.turns is not None and not 1 <= args.turns <= 1000:
+        raise ValueError(f"--turns: expected an integer in [1, 1000] (the turn limit, F51), got {args.turns}")
+    entry.check_players(args.players)
+    return entry
+
+
+def _game_bots(entry, spec: str, players: int, seed: int) -> list:
+    names = [s.strip() for s in spec.split(",") if s.strip()]
+    if not names:
+        raise ValueError("--bots: expected a comma-separated list of bot names")
+    if len(names) == 1:
+        names = names * players
+    if len(names) != players:
+        raise ValueError(f"--bots: expected 1 or {players} names, got {len(names)}")
+    return [entry.make_bot(name, seed * 1000 + p) for p, name in enumerate(names)]
+
+
+def _selfplay_game(entry, args: argparse.Namespace) -> int:
+    """``feudo selfplay --game NAME`` for a game other than Feudo (see :mod:`feudo_ai.games`)."""
+    if args.games < 1:
+        raise ValueError("--games: expected a positive integer")
+    verbose = args.games == 1 and not args.json
+    _game_bots(entry, args.bots, args.players, args.seed)  # reject bad bots before playing
+    save_paths = _save_paths(args.save, args.games)
+    results, errors = [], []
+    started = time.perf_counter()
+    for i in range(args.games):
+        seed = args.seed + i
+        try:
+            state = entry.new_state(args.players, seed, turn_limit=args.turns)
+            bots = _game_bots(entry, args.bots, args.players, seed)
+            if verbose:
+                print(f"{entry.title}, seed {seed}. Players: "
+                      + ", ".join(f"family {p} = {b.name}" for p, b in enumerate(bots)))
+            printer = _GameTurnPrinter() if verbose else None
+            counted = [0]
+
+            def chooser(bot):
+                def choose(st):
+                    if len(st.legal_actions()) > 1:
+                        counted[0] += 1
+                    return bot(st)
+                return choose
+
+            record, final = entry.play([chooser(b) for b in bots], state, seed, on_action=printer)
+            if save_paths:
+                with open(save_paths[i], "w", encoding="utf-8") as f:
+                    f.write(record.to_json())
+            out = entry.outcome(final)
+            decisions = counted[0]
+            results.append({"seed": seed, "turns": out["turns"], "actions": len(record.actions),
+                            "decisions": decisions, "points": out["points"], "winners": out["winners"]})
+            if verbose:
+                print(final)
+                print(f"Winner{'s' if len(out['winners']) > 1 else ''}: "
+                      f"{', '.join(f'family {w}' for w in out['winners'])}  {entry.points_name} {out['points']}")
+        except (FeudoError, RuntimeError) as e:
+            errors.append(f"seed {seed}: {e}")
+    elapsed = time.perf_counter() - started
+    wins = [0.0] * args.players
+    for r in results:
+        for w in r["winners"]:
+            wins[w] += 1.0 / len(r["winners"])
+    summary = {
+        "game": entry.name,
+        "games": len(results),
+        "players": args.players,
+        "bots": [b.strip() for b in args.bots.split(",")],
+        "seed": args.seed,
+        "errors": len(errors),
+        "turns_mean": statistics.fmean(r["turns"] for r in results) if results else 0,
+        "turns_max": max((r["turns"] for r in results), default=0),
+        "shared_wins": sum(1 for r in results if len(r["winners"]) > 1),
+        "decisions_per_game": statistics.fmean(r["decisions"] for r in results) if results else 0,
+        "actions_per_game": statistics.fmean(r["actions"] for r in results) if results else 0,
+        "wins_by_seat": wins,
+        f"{entry.points_name}_mean": [statistics.fmean(r["points"][p] for r in results)
+                                      for p in range(args.players)] if results else [],
+        "seconds": round(elapsed, 3),
+        "games_per_s": round(len(results) / elapsed, 2) if elapsed > 0 else None,
+    }
+    if errors:
+        summary["first_errors"] = errors[:5]
+    if args.json:
+        print(json.dumps(summary, indent=2))
+    elif not verbose:
+        for key, value in summary.items():
+            print(f"{key}: {value}")
+    return 1 if errors else 0
+
+
+class _GameTurnPrinter:
+    """Prints a non-Feudo bot game as it goes (an omniscient spectator): each decision in words, the board at the
+    start of each turn."""
+
+    def __init__(self):
+        self.turn = -1
+
+    def __call__(self, state, action: int) -> None:
+        if state.turn != self.turn:
+            if self.turn >= 0:
+                print(state)
+                print()
+            self.turn = state.turn
+            print(f"=== Turn {state.turn} ===" if state.turn else "=== Setup ===")
+        who = state.current_player()
+        if who >= 0 and len(state.legal_actions()) > 1:
+            print(f"  family {who}: {state.action_to_string(action)}")
+
+
 def cmd_selfplay(args: argparse.Namespace) -> int:
+    entry = _other_game(args, ("ruleset", "map_file", "virulent", "strategy_only"))
+    if entry is not None:
+        return _selfplay_game(entry, args)
     ruleset = _ruleset(args)
     if args.games < 1:
         raise ValueError("--games: expected a positive integer")
@@ -238,7 +373,32 @@ def cmd_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def _fief2_record(path: str):
+    """A Fief 2 game record (``fief2-game/1``, from ``selfplay --game fief2 --save`` or the arena) or None."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return None  # said by the Feudo record loader, as for any record
+    try:
+        fmt = json.loads(text).get("format")
+    except (ValueError, AttributeError, RecursionError):
+        return None
+    if fmt != "fief2-game/1":
+        return None
+    from fief2 import GameRecord as Fief2Record
+
+    return Fief2Record.from_json(text)
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
+    fief2_record = _fief2_record(args.record)
+    if fief2_record is not None:
+        final = fief2_record.replay()
+        print(final)
+        print(f"{len(fief2_record.actions)} actions replayed; winners: "
+              f"{', '.join(f'family {w}' for w in final.winners) or 'none yet'}")
+        return 0
     record = GameRecord.load(args.record)
     final = record.replay()
     print(final)
@@ -247,7 +407,30 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _play_game(entry, args: argparse.Namespace) -> int:
+    """``feudo play --game fief2``: a person against bots in the terminal (feudo_ai/people/fief2_play.py)."""
+    from feudo_ai.people.fief2_play import Fief2Session
+
+    if not 0 <= args.seat < args.players:
+        raise ValueError(f"--seat: expected a seat in [0, {args.players}), got {args.seat}")
+    names = [s.strip() for s in args.bots.split(",") if s.strip()]
+    others = args.players - 1
+    if len(names) == 1:
+        names *= others
+    if len(names) != others:
+        raise ValueError(f"--bots: expected 1 or {others} bots (one per other seat), got {len(names)}")
+    it = iter(names)
+    bots = [None if p == args.seat else entry.make_bot(next(it), args.seed * 1000 + p) for p in range(args.players)]
+    state = entry.new_state(args.players, args.seed, turn_limit=args.turns)
+    return Fief2Session(state, args.seat, bots, args.seed).run()
+
+
 def cmd_play(args: argparse.Namespace) -> int:
+    entry = _other_game(args, ("ruleset", "map_file", "virulent", "strategy_only", "server", "match", "token", "resume"))
+    if entry is not None:
+        if args.bots == "ismcts":  # Feudo's default, not a Fief 2 bot: Fief 2's default is medium
+            args.bots = "medium"
+        return _play_game(entry, args)
     args.hint_seconds_given = args.hint_seconds is not None
     if args.hint_seconds is None:
         args.hint_seconds = 1.0
@@ -347,8 +530,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("selfplay", help="bots play each other; one game is printed turn by turn",
                        description="Bots play each other. With --games 1 (the default) and no --json the game is "
-                                   "printed turn by turn; otherwise a summary is printed.")
-    _add_game_options(p)
+                                   "printed turn by turn; otherwise a summary is printed. --game fief2 plays "
+                                   "Fief 2.")
+    _add_game_options(p, game=True)
     p.add_argument("--games", type=int, default=1, help="number of games (seeds seed, seed+1, ...)")
     p.add_argument("--bots", default="random",
                    help=f"one bot for all seats or one per seat, comma-separated, each with optional :key=value "
@@ -376,8 +560,10 @@ def build_parser() -> argparse.ArgumentParser:
                                    "or a part of one naming it alone (baron), or: hint (the search's advice), help "
                                    "(the phase and its rules), undo, board, log, save FILE, quit. --resume FILE goes "
                                    "on with a saved game. With --server the match is hosted by a server (feudo "
-                                   "serve): the bots move there, and --match/--token reconnect to it.")
-    _add_game_options(p)
+                                   "serve): the bots move there, and --match/--token reconnect to it. --game fief2: "
+                                   "Fief 2 against its bots (default medium), numbered choices; board, hand, help, "
+                                   "quit.")
+    _add_game_options(p, game=True)
     p.add_argument("--seat", type=int, default=0, help="your seat, 0-based (default 0: Blue)")
     p.add_argument("--bots", default="ismcts",
                    help="the bots of the other seats in seat order (one name for all), with :key=value parameters")
@@ -407,7 +593,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_companion)
 
     p = sub.add_parser("replay", help="replay a saved game record and print the final position")
-    p.add_argument("record", help="a game record JSON file (from selfplay --save)")
+    p.add_argument("record", help="a game record JSON file (from selfplay --save; Feudo or Fief 2)")
     p.set_defaults(func=cmd_replay)
 
     add_commands(sub)

@@ -90,7 +90,9 @@ class Ruleset:
             if not isinstance(turn_limit, int) or not 0 <= turn_limit <= 1000:
                 raise DataFileError(f"options.turn_limit: expected an integer in [0, 1000], got {turn_limit!r}")
             d["turn_limit"] = turn_limit
-        return replace(self, **d)
+        out = replace(self, **d)
+        object.__setattr__(out, "_source", self._source)  # type: ignore[attr-defined]  # (replace drops it)
+        return out
 
     def to_dict(self) -> dict:
         return dict(self._source)  # type: ignore[attr-defined]

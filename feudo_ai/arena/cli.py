@@ -7,6 +7,8 @@ import dataclasses
 import json
 import sys
 
+from feudo_ai.games import GAME_NAMES
+
 from .results import ResultStore
 from .schedule import ENGINES, FORMATS, SEATINGS, ArenaError, TournamentConfig
 from .tournament import run_tournament
@@ -14,6 +16,7 @@ from .tournament import run_tournament
 EXAMPLES = """examples:
   feudo arena --bots ismcts:seconds=0.2,greedy,random --players 2 --games 60 --seed 7 --out results/
   feudo arena --bots ismcts:iterations=2000,greedy,pimc:iterations=2000 --players 4 --format gauntlet --games 40
+  feudo arena --game fief2 --bots greedy,easy,random --players 4 --games 24   # Fief 2's bots
   feudo arena --resume results/                        # continue a stopped tournament where it was
   feudo arena --bots ismcts,pimc --games 400 --backend ray --address auto   # on a Ray cluster
 """
@@ -21,7 +24,7 @@ EXAMPLES = """examples:
 # tournament options: None when not given, so that --resume can tell which ones the user set
 _CONFIG_ARGS = {"bots": "bots", "players": "players", "games": "games", "seed": "seed", "format": "format",
                 "seating": "seating", "ruleset": "ruleset", "map_file": "map", "turns": "turns",
-                "virulent": "virulent", "strategy_only": "strategy_only", "engine": "engine"}
+                "virulent": "virulent", "strategy_only": "strategy_only", "engine": "engine", "game": "game"}
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -34,7 +37,11 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--bots", default=None,
                    help="entrants, comma-separated bot specs with :key=value parameters, e.g. "
                         "ismcts:seconds=0.2,greedy,random; an Advisor service: remote:address=host:port:seconds=0.5")
-    p.add_argument("--players", type=int, default=None, help="players per game, 2-4 (default 2)")
+    p.add_argument("--game", choices=GAME_NAMES, default=None,
+                   help="the game: feudo (default) or fief2 (Fief 2; bots random, greedy, easy, medium; --turns is "
+                        "its turn limit, F51)")
+    p.add_argument("--players", type=int, default=None,
+                   help="players per game, 2-4 (default 2); Fief 2: 3-6 (default 4)")
     p.add_argument("--games", type=int, default=None,
                    help="games per pairing, rounded up to whole deals x seatings (default 20)")
     p.add_argument("--seed", type=int, default=None, help="seed of the deals (default 1)")
@@ -88,6 +95,8 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig | None:
         return dataclasses.replace(stored, **given)
     if "bots" not in given:
         raise ArenaError("--bots: required (or --resume DIR)")
+    if given.get("game", "feudo") != "feudo" and "players" not in given:
+        given["players"] = 4
     return TournamentConfig(**given)
 
 

@@ -15,9 +15,17 @@ from .remote import is_remote, make_remote
 from .schedule import ArenaError, TournamentConfig
 
 
-def make_entrant(spec: str, seed: int, check: bool = False):
+def make_entrant(spec: str, seed: int, check: bool = False, game: str = "feudo"):
     """A bot from an entrant spec; :class:`ArenaError` naming the entrant for a bad one. With ``check``, also
-    whatever can be checked before a game (a remote Advisor is reached)."""
+    whatever can be checked before a game (a remote Advisor is reached). ``game``: a game of
+    :mod:`feudo_ai.games` (Feudo's entrants may also be remote Advisors)."""
+    if game != "feudo":
+        from feudo_ai.games import get_game
+
+        try:
+            return get_game(game).make_bot(spec, seed, flag=f"--bots: entrant {spec!r}")
+        except ValueError as e:
+            raise ArenaError(str(e)) from None
     try:
         bot = make_remote(spec, seed) if is_remote(spec) else make_bot(spec, seed)
     except ValueError as e:
@@ -43,6 +51,16 @@ def close_entrant(bot) -> None:
 
 def check_config(config: TournamentConfig) -> None:
     """Make every entrant and a first game: a bad bot, option or rules file fails here, before any game."""
+    if config.game != "feudo":
+        from feudo_ai.games import get_game
+
+        for spec in config.bots:
+            make_entrant(spec, 0, game=config.game)
+        try:
+            get_game(config.game).new_state(config.players, config.seed, turn_limit=config.turns)
+        except (FeudoError, DataFileError, ValueError) as e:
+            raise ArenaError(f"rules: {e}") from None
+        return
     for spec in config.bots:
         make_entrant(spec, 0, check=True)
     try:

@@ -57,9 +57,44 @@ def play_game_job(job: Job) -> dict:
         return {"index": job[1]["index"], "error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}
 
 
+def _play_other_game(config: TournamentConfig, g: dict) -> dict:
+    """One scheduled game of a game other than Feudo (feudo_ai/games.py); the same result fields, ``vp`` holding
+    the game's points (Fief 2: each family's power, F50)."""
+    from feudo_ai.games import get_game
+
+    entry = get_game(config.game)
+    players, seed = config.players, g["deal_seed"]
+    state = entry.new_state(players, seed, turn_limit=config.turns)
+    bots = [make_entrant(spec, s, game=config.game) for spec, s in zip(g["bots"], g["bot_seeds"])]
+    searched, think = [0] * players, [0.0] * players
+
+    def chooser(p: int):
+        def choose(st) -> int:
+            if len(st.legal_actions()) > 1:
+                searched[p] += 1
+            t0 = time.perf_counter()
+            action = bots[p](st)
+            think[p] += time.perf_counter() - t0
+            return action
+
+        return choose
+
+    started = time.perf_counter()
+    record, final = entry.play([chooser(p) for p in range(players)], state, seed)
+    seconds = time.perf_counter() - started
+    out = entry.outcome(final)
+    return {**g, "returns": final.returns(), "vp": out["points"], "winners": out["winners"], "turns": out["turns"],
+            "tiebreak_turns": out["tiebreak_turns"], "actions": len(record.actions), "searched_decisions": searched,
+            "timing": {"seconds": round(seconds, 4), "seat_seconds": [round(t, 4) for t in think],
+                       "worker": os.getpid()},
+            "record": record.to_dict()}
+
+
 def _play(job: Job) -> dict:
     config = TournamentConfig.from_dict(job[0])
     g = job[1]
+    if config.game != "feudo":
+        return _play_other_game(config, g)
     players = config.players
     seed = g["deal_seed"]
     state = new_fast_game(_ruleset(config), players, seed=seed, game_map=load_map(config.map, seed=seed),

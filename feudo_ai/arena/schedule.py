@@ -60,8 +60,12 @@ class TournamentConfig:
     virulent: bool = False
     strategy_only: bool = False
     engine: str = "auto"  # rules implementation: compiled core when built ("auto"), "core" or "reference"
+    game: str = "feudo"  # the game (feudo_ai/games.py): "feudo" or "fief2"; Feudo's configs never store it
 
     def __post_init__(self) -> None:
+        if self.game != "feudo":
+            self._check_other_game()
+            return
         object.__setattr__(self, "bots", tuple(str(b).strip() for b in self.bots))
         if len(self.bots) < 2:
             raise ArenaError(f"--bots: a tournament needs at least 2 entrants, got {len(self.bots)}")
@@ -85,9 +89,46 @@ class TournamentConfig:
         if self.turns is not None and (not isinstance(self.turns, int) or self.turns < 1):
             raise ArenaError(f"--turns: expected a positive integer, got {self.turns!r}")
 
+    def _check_other_game(self) -> None:
+        """The checks of a tournament of another game than Feudo: its player range, no Feudo-only option."""
+        from feudo_ai.games import GAME_NAMES, get_game
+
+        if self.game not in GAME_NAMES:
+            raise ArenaError(f"--game: unknown game {self.game!r}; known games: {', '.join(GAME_NAMES)}")
+        object.__setattr__(self, "bots", tuple(str(b).strip() for b in self.bots))
+        if len(self.bots) < 2:
+            raise ArenaError(f"--bots: a tournament needs at least 2 entrants, got {len(self.bots)}")
+        if any(not b for b in self.bots):
+            raise ArenaError("--bots: empty bot spec")
+        dup = sorted({b for b in self.bots if self.bots.count(b) > 1})
+        if dup:
+            raise ArenaError(f"--bots: entrant {dup[0]!r} listed twice (each entrant once; seats are scheduled)")
+        entry = get_game(self.game)
+        try:
+            entry.check_players(self.players)
+        except ValueError as e:
+            raise ArenaError(str(e)) from None
+        for name, flag, default in (("ruleset", "--ruleset", None), ("map", "--map", None),
+                                    ("virulent", "--virulent", False), ("strategy_only", "--strategy-only", False),
+                                    ("engine", "--engine", "auto")):
+            if getattr(self, name) != default:
+                raise ArenaError(f"{flag}: a Feudo option, not for --game {self.game}")
+        if not isinstance(self.games, int) or isinstance(self.games, bool) or self.games < 1:
+            raise ArenaError(f"--games: expected a positive integer, got {self.games!r}")
+        if not isinstance(self.seed, int) or isinstance(self.seed, bool):
+            raise ArenaError(f"--seed: expected an integer, got {self.seed!r}")
+        if self.format not in FORMATS:
+            raise ArenaError(f"--format: expected one of {', '.join(FORMATS)}, got {self.format!r}")
+        if self.seating not in SEATINGS:
+            raise ArenaError(f"--seating: expected one of {', '.join(SEATINGS)}, got {self.seating!r}")
+        if self.turns is not None and (not isinstance(self.turns, int) or not 1 <= self.turns <= 1000):
+            raise ArenaError(f"--turns: expected the turn limit (F51), an integer in [1, 1000], got {self.turns!r}")
+
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["bots"] = list(self.bots)
+        if d["game"] == "feudo":  # Feudo's configs (and their fingerprints) are what they were before games
+            del d["game"]
         return d
 
     @classmethod
