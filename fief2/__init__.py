@@ -20,7 +20,10 @@ state from ``rec.to_json()``.
 
 from .data import Map, Ruleset, load_map, load_ruleset, map_from_dict, ruleset_from_dict
 from .record import GameRecord, play_random, sample_chance
-from .state import CHANCE, MOB, TERMINAL, Game, State, new_game
+from .render import render_text
+from .state import CHANCE, MOB, TERMINAL, Game, State, install_text_picture, new_game
+
+install_text_picture(render_text)
 
 __all__ = ["CHANCE", "MOB", "TERMINAL", "Game", "GameRecord", "Map", "Ruleset", "State", "load_map",
            "load_ruleset", "map_from_dict", "new_game", "play_random", "ruleset_from_dict", "sample_chance"]

@@ -2725,8 +2725,9 @@ class State:
         return json.dumps(self.observation(seat), sort_keys=True, separators=(",", ":"))
 
     def __str__(self) -> str:
-        from .render import render_text
-        return render_text(self)
+        # the text picture lives above this module (fief2/render.py, which imports the state's names); it is
+        # installed by the package (fief2/__init__.py) so imports flow one way
+        return _TEXT_PICTURE[0](self) if _TEXT_PICTURE else repr(self)
 
     def __repr__(self) -> str:
         return f"<fief2.State turn={self.turn} phase={PHASE_NAMES[self.phase]} player={self.current_player()}>"
@@ -2776,3 +2777,11 @@ def new_game(players: int = 4, ruleset: Ruleset | None = None, game_map: Map | N
     st = State(Game(ruleset, game_map, players))
     st._settle()
     return st
+
+
+_TEXT_PICTURE: list = []  # the function str(state) draws with (fief2.render.render_text, installed by the package)
+
+
+def install_text_picture(render) -> None:
+    """Make ``str(state)`` draw with ``render`` (called once by the package with :func:`fief2.render.render_text`)."""
+    _TEXT_PICTURE[:] = [render]

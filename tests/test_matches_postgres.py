@@ -30,7 +30,8 @@ from test_service_limits import Server
 
 from feudo_ai.matches.client import MatchesClient, MatchesError
 from feudo_ai.matches.service import MatchService
-from feudo_ai.matches.store import SCHEMA_VERSION, Conflict, SchemaTooNew, SQLiteStore, open_store
+from feudo_ai.matches.database import open_store
+from feudo_ai.matches.store import SCHEMA_VERSION, Conflict, SchemaTooNew, SQLiteStore
 
 pytestmark = pytest.mark.timing  # real processes, timed by wall clock
 

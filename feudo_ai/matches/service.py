@@ -67,7 +67,8 @@ from .match import SPECTATOR, Match, player_name
 from .limits import BotLimits
 from .runner import BotRunner
 from .spec import MatchSetup
-from .store import Conflict, StoreError, open_store
+from .database import open_store
+from .store import Conflict, StoreError
 from .tokens import TOKEN_LENGTH, new_token, token_hash, token_matches
 
 log = logging.getLogger("feudo.matches")
@@ -102,7 +103,7 @@ class MatchService:
         admission of the bots' searches (:class:`~feudo_ai.matches.limits.BotLimits`,
         :class:`~feudo_ai.search.admission.SearchSlots`); ``sweep_every``: seconds between retention sweeps
         (default: a quarter of the shorter lifetime, between 0.1 and 5 s). ``db``: a SQLite path or a
-        ``postgresql://`` URL (:func:`~feudo_ai.matches.store.open_store`; ``db_pool``: its connections); on a
+        ``postgresql://`` URL (:func:`~feudo_ai.matches.database.open_store`; ``db_pool``: its connections); on a
         shared database (PostgreSQL) the service is one of several replicas (see the module's "Replicas") and ``lease_seconds`` is how long a replica's bot lease lasts without renewal."""
         for name, v in (("idle_seconds", idle_seconds), ("finished_seconds", finished_seconds)):
             if v is not None and not (isinstance(v, (int, float)) and v >= 0):

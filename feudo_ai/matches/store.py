@@ -1,6 +1,6 @@
 """Persistence of matches: each match is its setup and its action log, nothing else; one interface, two databases.
 
-:func:`open_store` chooses by the URL: ``postgresql://...`` (or ``postgres://``) is :class:`PostgresStore`
+:func:`feudo_ai.matches.database.open_store` chooses by the URL: ``postgresql://...`` (or ``postgres://``) is :class:`PostgresStore`
 (psycopg 3 with a connection pool, :mod:`.store_pg`): several replicas share it; anything else is a SQLite file
 (:class:`SQLiteStore`; ``":memory:"``: nothing survives the process), the zero-configuration default of one server.
 Both run the same SQL (:class:`SQLStore`); the few dialect differences (placeholders, the database's clock,
@@ -318,16 +318,3 @@ class SQLiteStore(SQLStore):
 
 
 Store = SQLiteStore  # the historical name
-
-
-def is_postgres_url(db: str) -> bool:
-    return db.startswith(("postgresql://", "postgres://"))
-
-
-def open_store(db: str = ":memory:", pool_size: int = 10) -> SQLStore:
-    """The store of ``db``: a PostgreSQL URL, or a SQLite path (``":memory:"``)."""
-    if is_postgres_url(db):
-        from .store_pg import PostgresStore
-
-        return PostgresStore(db, pool_size=pool_size)
-    return SQLiteStore(db)
