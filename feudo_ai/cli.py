@@ -166,14 +166,7 @@ def _selfplay_game(entry, args: argparse.Namespace) -> int:
         "seconds": round(elapsed, 3),
         "games_per_s": round(len(results) / elapsed, 2) if elapsed > 0 else None,
     }
-    if errors:
-        summary["first_errors"] = errors[:5]
-    if args.json:
-        print(json.dumps(summary, indent=2))
-    elif not verbose:
-        for key, value in summary.items():
-            print(f"{key}: {value}")
-    return 1 if errors else 0
+    return _report(summary, errors, args.json, verbose)
 
 
 class _GameTurnPrinter:
@@ -254,9 +247,14 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
         "seconds": round(elapsed, 3),
         "games_per_s": round(len(results) / elapsed, 2) if elapsed > 0 else None,
     }
+    return _report(summary, errors, args.json, verbose)
+
+
+def _report(summary: dict, errors: list[str], as_json: bool, verbose: bool) -> int:
+    """Print a selfplay summary (JSON, or key: value lines after a summary-only run); the exit status."""
     if errors:
         summary["first_errors"] = errors[:5]
-    if args.json:
+    if as_json:
         print(json.dumps(summary, indent=2))
     elif not verbose:
         for key, value in summary.items():

@@ -13,7 +13,6 @@ Feudo-specific options (rulesets, maps, the compiled core, the search bots) and 
 
 from __future__ import annotations
 
-import inspect
 import random
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
@@ -46,7 +45,7 @@ class GameEntry:
     def make_bot(self, spec: str, seed: int, flag: str = "--bots"):
         """A bot of this game from a spec (``name`` or ``name:key=value:...``); ValueError naming ``flag``, the
         game and its bots for an unknown name (a bot of another game is named as such)."""
-        from feudo_ai.bots.registry import parse_bot_spec
+        from feudo_ai.bots.registry import factory_parameters, parse_bot_spec
 
         try:
             base, params = parse_bot_spec(spec)
@@ -58,7 +57,7 @@ class GameEntry:
             raise ValueError(f"{flag}: {where}; {self.title} bots (--game {self.name}): "
                              f"{', '.join(sorted(self.bots))}")
         factory = self.bots[base]
-        known = _parameters(factory)
+        known = factory_parameters(factory)
         for key in params:
             if known is not None and key not in known:
                 raise ValueError(f"{flag}: bot {spec!r}: {base} has no parameter {key}; known: "
@@ -70,17 +69,6 @@ class GameEntry:
         if params:
             bot.name = str(spec)
         return bot
-
-
-def _parameters(factory) -> list[str] | None:
-    cls = getattr(factory, "target", factory)
-    names = []
-    for p in list(inspect.signature(cls).parameters.values())[1:]:  # the first is the seed
-        if p.kind == p.VAR_KEYWORD:
-            return None
-        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
-            names.append(p.name)
-    return names
 
 
 # ---------------------------------------------------------------------------------------------------------------

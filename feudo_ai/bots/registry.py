@@ -13,12 +13,12 @@ from .base import Bot, RandomBot
 from .greedy import GreedyBot
 from .search_bots import ISMCTSBot, ISMCTSV1Bot, PIMCBot, PyISMCTSBot, PyPIMCBot
 
-__all__ = ["BOTS", "LEVELS", "bot_parameters", "make_bot", "parse_bot_spec", "register"]
+__all__ = ["BOTS", "LEVELS", "bot_parameters", "factory_parameters", "make_bot", "parse_bot_spec", "register"]
 
 
-def bot_parameters(base: str) -> list[str] | None:
-    """The parameter names a bot takes after its name (None: any, the bot takes ``**kwargs``)."""
-    factory = BOTS[base]
+def factory_parameters(factory: Callable[..., Bot]) -> list[str] | None:
+    """The parameter names a bot factory takes after the seed (None: any, it takes ``**kwargs``); a level's factory
+    answers for the class it makes (its ``target``)."""
     cls = getattr(factory, "target", factory)
     names = []
     for p in list(inspect.signature(cls).parameters.values())[1:]:  # the first is the seed
@@ -27,6 +27,11 @@ def bot_parameters(base: str) -> list[str] | None:
         if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
             names.append(p.name)
     return names
+
+
+def bot_parameters(base: str) -> list[str] | None:
+    """The parameter names a bot takes after its name (None: any, the bot takes ``**kwargs``)."""
+    return factory_parameters(BOTS[base])
 
 
 BOTS: dict[str, Callable[..., Bot]] = {
