@@ -20,11 +20,11 @@ import random
 from dataclasses import dataclass, field
 from typing import Callable, TextIO
 
-from engine.errors import StateError
+from engine.errors import IllegalActionError, StateError
 from engine.history import Entry, HistoryError, SeatReplay
 from engine.render import render_text
-from engine.serialize import state_from_dict
 from engine.state import CHANCE, TERMINAL, Phase, State
+from engine.table import next_actions, trade_choices, turned_over
 
 from feudo_ai.people.narrate import describe_action
 from feudo_ai.people.guide import PHASE_NAMES, match_choice, phase_help
@@ -87,17 +87,8 @@ class CompanionSession:
 
     # -- what may come next -----------------------------------------------------------------------------------
     def _candidates(self, state: State) -> list[int]:
-        """The events that may come next as the seat knows the game: the legal actions, except that another
-        seat may reveal any Army Card it holds face down (its selection is unknown; the replay repairs its
-        placeholders, R7)."""
-        p = state.current_player()
-        if state.phase == Phase.REVEAL and p != self.seat:
-            L = state.game.layout
-            return [L.REVEAL + t for t in range(state.game.num_tokens)
-                    if state.army_held[p][t] and not state.revealed[p][t]]
-        if state.is_chance_node():
-            return [a for a, _ in state.chance_outcomes()]
-        return state.legal_actions()
+        """The events that may come next as the seat knows the game (:func:`engine.table.next_actions`)."""
+        return next_actions(state, self.seat)
 
     def _text(self, state: State, a: int) -> str:
         if state.phase == Phase.REVEAL:  # a placeholder world may not hold the card: name it directly
@@ -110,20 +101,6 @@ class CompanionSession:
             return describe_action(state, a, self.seat)
         return f"{state.game.player_name(state.current_player())}: {self._text(state, a)}"
 
-    def _probe(self, state: State, action: int, known: dict[int, int]) -> State:
-        """``state`` after ``action`` in a world where the other seats' Trading Cards are ``known`` (entered by the
-        person) and an opponent's revealed Army Card is among its placeholder picks."""
-        p, L = state.current_player(), state.game.layout
-        d = state.to_dict()
-        for q, c in known.items():
-            d["sel_trade"][q] = c
-        if state.phase == Phase.REVEAL and not d["sel_army"][p][action - L.REVEAL]:
-            spare = next(t for t in range(state.game.num_tokens) if d["sel_army"][p][t] and not d["revealed"][p][t])
-            d["sel_army"][p][spare], d["sel_army"][p][action - L.REVEAL] = False, True
-        probe = state_from_dict(state.game, d)
-        probe.apply_action(action)
-        return probe
-
     def _trades(self, state: State, action: int) -> tuple[tuple[int, int], ...] | None:
         """The Trading Cards that ``action`` turns over (R7, R9), in order of play, asked of the person for the
         other seats; None when the person quits. One action may turn over several (a card that pays nothing
@@ -131,16 +108,20 @@ class CompanionSession:
         follows, so the action is tried again after each answer."""
         known: dict[int, int] = {}
         while True:
-            probe = self._probe(state, action, known)
-            turned = [q for q in (state.order or range(state.num_players))
-                      if state.sel_trade[q] >= 0 and not state.trade_revealed[q]
-                      and (probe.trade_revealed[q] or probe.sel_trade[q] != (known.get(q, state.sel_trade[q])))]
+            try:
+                turned = turned_over(state, action, known)
+            except IllegalActionError:  # the card entered cannot pay for it (R7): ask that card again
+                if not known:
+                    raise
+                q = list(known)[-1]
+                self.say(f"impossible with that card: {state.game.player_name(q)}'s Trading Card cannot be it")
+                del known[q]
+                continue
             ask = [q for q in turned if q != self.seat and q not in known]
             if not ask:
                 return tuple((q, known.get(q, state.sel_trade[q])) for q in turned)
             q = ask[0]
-            values = state.game.ruleset.trading_cards
-            choices = {str(values[i]): i for i in reversed(range(len(values))) if state.trade_held[q][i]}
+            choices = {str(v): i for v, i in trade_choices(state, q).items()}
             while True:
                 try:
                     line = self.read(f"Trading Card {state.game.player_name(q)} turns over "

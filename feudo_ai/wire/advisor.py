@@ -64,6 +64,7 @@ from .convert import PositionError
 from .history_cache import HistoryCache
 from .plumbing import Abort, CallLog, current_call
 from ..matches.errors import MatchError
+from ..people.narrate import describe_action
 
 SERVICE_NAME = apb.DESCRIPTOR.services_by_name["Advisor"].full_name  # "feudo.v1.Advisor"
 NODE_BYTES = 64  # one node of the C search's pool (fast_search)
@@ -261,13 +262,14 @@ class AdvisorServicer(apb_grpc.AdvisorServicer):
             iterations=iterations, seconds=seconds, deadline=deadline, threads=threads, seed=int(limits.seed),
             max_nodes=max_nodes, nice=cfg.search_nice))
 
-    def _position(self, position: gpb.Position, seat: int, call: CallLog,
-                  check: bool = False) -> tuple[ObservedPosition, str | None]:
+    def _position(self, position: gpb.Position, seat: int, call: CallLog, check: bool = False,
+                  info: dict | None = None) -> tuple[ObservedPosition, str | None]:
         """The seat's view of the request's position, its structure checked, and the field path the loader's
         errors are named with: the engine's loader checks it once, in convert.load_view / check_decision
-        (``check``: here). A history goes through the server's cache, a match's seat through its service."""
+        (``check``: here). A history goes through the server's cache, a match's seat through its service
+        (``info`` then gets the seat's replay, ``replay``)."""
         call.set(seat=seat, form=position.WhichOneof("form"))
-        info: dict = {}
+        info = {} if info is None else info
         observed = convert.observed_position(position, seat, check=check, history_cache=self.history_cache,
                                              matches=self.matches, info=info)
         if info:
@@ -391,12 +393,19 @@ class AdvisorServicer(apb_grpc.AdvisorServicer):
 
     def LegalActions(self, request: apb.LegalActionsRequest, context: grpc.ServicerContext) -> apb.LegalActionsResponse:
         call = current_call()
-        observed, path = self._position(request.position, request.seat, call)
+        if request.include_next_entries and request.position.WhichOneof("form") != "history":
+            raise Abort(grpc.StatusCode.INVALID_ARGUMENT, "include_next_entries: needs a position in the history "
+                        f"form, got {request.position.WhichOneof('form') or 'none'}")
+        info: dict = {}
+        observed, path = self._position(request.position, request.seat, call, info=info)
         try:
             view = convert.load_view(observed, path)
         except NotToAct as e:  # a waiting seat's view the loader cannot build: who is to act, no actions
-            return _legal_response(request.seat, e.actor, observed.observation["phase"])
+            out = _legal_response(request.seat, e.actor, observed.observation["phase"])
+            _table_fields(out, request, observed, info)
+            return out
         out = _legal_response(request.seat, view.current_player(), view.phase)
+        _table_fields(out, request, observed, info)
         try:
             root = decision_root(view, request.seat)
         except NotToAct:
@@ -481,6 +490,30 @@ def _legal_response(seat: int, current_player: int, phase: int) -> apb.LegalActi
     if to_act is not None:
         out.to_act = to_act
     return out
+
+
+def _table_fields(out: apb.LegalActionsResponse, request: apb.LegalActionsRequest, observed: ObservedPosition,
+                  info: dict) -> None:
+    """A LegalActions answer's optional parts: the seat's observation, and what may come next in its log whoever
+    acts (:func:`engine.table.next_entries`: a companion at a real table)."""
+    if request.include_observation:
+        out.observation.CopyFrom(convert.observation_from_dict(observed.game, observed.observation))
+    if not request.include_next_entries:
+        return
+    from engine.table import next_entries
+
+    replay = info["replay"]
+    state, seat, g = replay.state, replay.seat, replay.state.game
+    for e in next_entries(replay):
+        item = out.next_entries.add(entry=convert.history_from_entries([e]).entries[0])
+        if e.action is None:
+            item.text = f"{g.player_name(e.player)}: selects a card (hidden)"
+            continue
+        item.action.CopyFrom(convert.action_to_proto(state, e.action))
+        item.text = describe_action(state, e.action, seat)
+        if e.trades:
+            item.text += "; Trading Cards turned over: " + ", ".join(
+                f"{g.player_name(q)} {g.ruleset.trading_cards[c]} shillings" for q, c in e.trades)
 
 
 def _slice_seed(seed: int, i: int) -> int:

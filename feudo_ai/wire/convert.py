@@ -655,8 +655,8 @@ def observed_from_history(game: Game, history: gpb.History, seat: int, path: str
         if isinstance(e, PositionError):
             raise
         raise PositionError(f"{path}: {e}") from None
-    if info is not None:
-        info.update(cached=cached, replayed=replayed)
+    if info is not None:  # the replay too: its position (placeholders and all) stays on the server
+        info.update(cached=cached, replayed=replayed, replay=replay)
     return ObservedPosition.from_state(replay.state, seat)
 
 
