@@ -20,7 +20,6 @@ const BOARD_KINDS = new Set(["ACTION_KIND_PLACE_CASTLE", "ACTION_KIND_MOVE", "AC
 
 // What is being entered, by phase: the person reads it above the choices.
 function explain(phase, who, mine) {
-  const they = mine ? "you" : who;
   return {
     PHASE_CHANCE_PLACER: "Who places the next Castle is chance: at the table the Coats-of-Arms are shuffled and one " +
       "is drawn (R21). Enter the player drawn.",
@@ -30,7 +29,7 @@ function explain(phase, who, mine) {
     PHASE_SELECT: "Your secret selection, as you made it at the table: three Army Cards (in ascending order), then a Trading Card (R6).",
     PHASE_CHANCE_PLAGUE: "The plague card turned over at the table (R18): enter the card drawn.",
     PHASE_REVEAL: mine ? "Reveal one of your selected Army Cards." : `${who} reveals an Army Card: which card was turned over?`,
-    PHASE_MOVE: `The revealed token moves (click where ${they === "you" ? "it" : "it"} went) or stays.`,
+    PHASE_MOVE: "The revealed token moves (click where it went) or stays.",
     PHASE_MILADY: "The Milady charms a Baron, infects, or does neither (R13).",
     PHASE_MARCH: `${mine ? "You march" : `${who} marches`} with the Trading Card's shillings (click the destination), or stops (R9).`,
     PHASE_ATTACK: `${mine ? "You declare" : `${who} declares`} an attack (click the territory attacked), or no attack (R11).`,
@@ -188,14 +187,14 @@ function upload(c, file) {
     try { doc = JSON.parse(await file.text()); } catch (e) { throw new Error(`${file.name}: not JSON (${e.message})`); }
     let game;
     try { game = checkShape(doc); } catch (e) { throw new Error(`${file.name}: ${e.message}`); }
-    const probe = { ...c, game: JSON.parse(JSON.stringify(game)), desc: null };
-    try {
-      probe.desc = (await rpc("Advisor", "DescribeGame", { setup: game.setup })).game;
-      await ask(game);  // checked by the services before anything changes
+    let desc;
+    try {  // checked by the services before anything changes
+      desc = (await rpc("Advisor", "DescribeGame", { setup: game.setup })).game;
+      await ask(game);
     } catch (e) {
       throw new Error(`${file.name}: ${String(e.detail || e.message).replace(/\bposition\./g, "")}`);
     }
-    c.game = game; c.desc = probe.desc; c.pending = null; c.advice = null;
+    c.game = game; c.desc = desc; c.pending = null; c.advice = null;
     await settle(c);
   });
 }
