@@ -103,7 +103,7 @@ _FIELDS = ("turn", "phase", "step", "first", "alive", "cash", "hands", "discards
            "title", "pending", "pend_spouse", "pend_seq", "retained", "capital", "esc_wait",
            "bad_weather", "famine", "tax", "tithe", "king", "queen", "prince", "regent", "regency_end", "kg", "qg",
            "mob_v", "mob_n", "mob_road", "mob_ctrl", "revolt_card", "allied",
-           "assaults", "stamp", "garrison", "first_owner", "mob_held", "battle_lost", "won_by", "refused",
+           "assaults", "stamp", "garrison", "first_owner", "mob_held", "battle_lost", "won_by", "refused", "exit_refused",
            "calm_bishop", "tally", "winners", "stack", "dice", "aims", "answer", "cand", "votes", "seq", "history_len")
 
 
@@ -178,6 +178,7 @@ class State:
         self.battle_lost = [False] * V  # the defence lost a token in a battle at V this turn (F9.4)
         self.won_by = [-1] * V  # family that led a winning attack at V this turn (F53.2)
         self.refused: list[int] = []  # villages refused to the moving family this movement turn (F53.4)
+        self.exit_refused = [[False] * V for _ in range(n)]  # F26.4: f was refused leaving v this turn
         self.calm_bishop = -1  # the Bishop who calmed the mob in the current battle (F18.5)
         self.tally = [0] * n  # F50
         self.winners: list[int] = []
@@ -1400,6 +1401,8 @@ class State:
         """Villages a group of f may step to from x: mode 0 a step (F25-F26), 1 evacuation, 2 retreat (F27)."""
         if self.bw(x):
             return []  # F16: nothing starts from a Bad Weather fief
+        if self.exit_refused[f][x] and self._exit_consent_from(f, x) >= 0:
+            return []  # F26.4: refused once, f may not ask to leave x again this turn
         out = []
         for w in self.game.map.adj[x]:
             if self._road_closed(f, x, w):
@@ -1412,6 +1415,14 @@ class State:
                     continue
             out.append(w)
         return out
+
+    def _exit_consent_from(self, f: int, x: int) -> int:
+        """F26.4: the family whose consent f needs to step out of x (a Castle or City village owned by another
+        family that occupies it; that owner is master(x), and answers even while the mob attacks x), else -1."""
+        o = self.owner[x]
+        if (self.castle[x] or self.city[x]) and o >= 0 and o != f and self.occupies(o, x):
+            return o
+        return -1
 
     def _movers(self, f: int, x: int) -> list[int]:
         """Free persons of f in x that may still lead a step (F25: used < allowance)."""
@@ -1488,6 +1499,9 @@ class State:
 
     # ---- a group and its step (F25) ------------------------------------------------------------------
     # FR_GROUP: [kind, family, from, stage, persons mask, k0, k1, k2, prisoners mask, mode, destination, refused]
+    # stages: 0 persons, 1-3 soldiers by counter, 4 prisoners, 5 destination, 6 waiting for entry consent,
+    # 7 refused (turn back or assault), 8 ask consent or assault, 9 waiting for exit consent (F26.4),
+    # 10 exit granted, entering
     def _allowance(self, pmask: int) -> int:
         rs = self.game.ruleset
         return rs.darc_allowance if any(self.darc[p] for p in self._decode_mask(pmask)) else rs.allowance
@@ -1544,6 +1558,15 @@ class State:
         if stage == 5 and not mode and not self._destinations(f, x, 0, 0):  # pragma: no cover - guarded by legality
             self.stack.pop()
             return True
+        if stage == 9 and self.answer >= 0:
+            granted, self.answer = self.answer, -1
+            if granted:
+                fr[3] = 10
+                self._do_group(fr, "village", fr[10], "")
+            else:  # F26.4: the step is not made and costs nothing; no new request to leave x this turn
+                self.exit_refused[f][x] = True
+                self.stack.pop()
+            return True
         if stage == 6 and self.answer >= 0:
             granted, self.answer = self.answer, -1
             w = fr[10]
@@ -1587,12 +1610,18 @@ class State:
                 fr[3] = 5
             else:
                 fr[8] |= 1 << x
-        elif stage == 5:
+        elif stage in (5, 10):
             if word == "STOP":
                 self.stack.pop()
                 return
             w = x
             fr[10] = w
+            o = self._exit_consent_from(f, fr[2])
+            if stage == 5 and o >= 0:  # F26.4: exit consent for each step out; entering goes on once granted
+                fr[3] = 9
+                self.answer = -1
+                self._push(FR_CONSENT, f, o, fr[2])
+                return
             if mode == 0 and self.mob_in(w):  # F26.1: a road assault on the mob
                 self.stack.pop()
                 self._declare(f, w, fr[2], -1, fr)
@@ -1677,13 +1706,19 @@ class State:
             self._push(FR_EVAC, victim, w)  # F27.1
 
     # ---- retreat (F27.2) -----------------------------------------------------------------------------
-    # FR_RETREAT: [kind, family, village, refused mask, waiting, destination]
+    # FR_RETREAT: [kind, family, village, refused mask, waiting (1 entry consent, 2 exit consent), destination]
     def _do_retreat(self, fr: list[int], kind: str, x: int, word: str) -> None:
         f, v = fr[1], fr[2]
         if word == "STOP":
             self.stack.pop()
             return
         fr[5] = x
+        o = self._exit_consent_from(f, v)
+        if o >= 0:  # F26.4 (F27.2 chooses as F27.1: with exit consent)
+            fr[4] = 2
+            self.answer = -1
+            self._push(FR_CONSENT, f, o, v)
+            return
         if self._free_entry(f, x):
             self.stack.pop()
             self._retreat_to(f, v, x)
@@ -1693,6 +1728,20 @@ class State:
             self._push(FR_CONSENT, f, self.master(x), x)
 
     def _auto_retreat(self, fr: list[int]) -> bool:
+        if fr[4] == 2 and self.answer >= 0:  # F26.4: the exit answer
+            granted, self.answer = self.answer, -1
+            f, x = fr[1], fr[5]
+            fr[4] = 0
+            if not granted:  # the step is not made; only "stop" is left (F2-D10)
+                self.exit_refused[f][fr[2]] = True
+            elif self._free_entry(f, x):
+                self.stack.pop()
+                self._retreat_to(f, fr[2], x)
+            else:
+                fr[4] = 1
+                self.answer = -1
+                self._push(FR_CONSENT, f, self.master(x), x)
+            return True
         if fr[4] and self.answer >= 0:
             granted, self.answer = self.answer, -1
             fr[4] = 0
@@ -2622,6 +2671,7 @@ class State:
         # (f) counters reset, the First Player card passes
         for p in range(g.P):
             self.used[p] = 0
+        self.exit_refused = [[False] * g.V for _ in range(n)]  # F26.4: "this turn"
         for f in range(n):
             for v in range(g.V):
                 s = self.sold[f][v]

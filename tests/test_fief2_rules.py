@@ -346,6 +346,128 @@ def test_f26_assault_waits_on_the_road_then_f29_battle():
     assert st.captor[p1] == 0 and st.owner[v2] == 0 and st.onroad[p0] == -1
 
 
+def _guests_in_a_castle(st):
+    """Family 0's L01 with 2 Soldiers stands in V02, a Castle village owned and occupied by family 1 (L02 and 3
+    Soldiers); family 0 keeps 6 Soldiers at home in V01."""
+    v1, v2 = vid(st, "V01"), vid(st, "V02")
+    st.loc[pid(st, "L01")] = st.loc[pid(st, "L02")] = v2
+    st.sold[0][v1], st.sold[0][v2] = [6, 0, 0, 0], [2, 0, 0, 0]
+    st.sold[1][vid(st, "V06")], st.sold[1][v2] = [0, 0, 0, 0], [3, 0, 0, 0]
+    st.castle[v2], st.owner[v2] = True, 1
+    return v2
+
+
+def _step_out_of_v02(st, to="V03"):
+    act(st, "group at V02")
+    act(st, "person L01")
+    act(st, "persons done")
+    act(st, "soldiers used 0: 2")
+    act(st, f"village {to}")
+
+
+def test_f26_4_exit_refused_step_not_made_costs_nothing_and_not_asked_again():
+    st = board()
+    v2 = _guests_in_a_castle(st)
+    p0 = pid(st, "L01")
+    _move_turn(st)
+    _step_out_of_v02(st)
+    assert st.current_player() == 1 and set(texts(st)) == {"accept", "refuse"}  # the Castle's owner answers
+    assert st.loc[p0] == v2  # nothing moved before the answer
+    act(st, "refuse")
+    assert st.current_player() == 0
+    assert st.loc[p0] == v2 and st.used[p0] == 0 and st.sold[0][v2] == [2, 0, 0, 0]  # not made, no cost
+    assert not any(t.startswith("group at V02") for t in texts(st))  # P may not ask to leave W again this turn
+    assert "group at V01 Aubignac" not in texts(st)  # (no person at home: nothing else to move)
+    act(st, "end")
+    st.phase, st.stack = END_TURN, []
+    st._settle()  # a new turn: the refusal was for one turn only
+    _move_turn(st)
+    assert "group at V02 Belves" in texts(st)
+
+
+def test_f26_4_exit_granted_the_step_is_made():
+    st = board()
+    v3 = vid(st, "V03")
+    _guests_in_a_castle(st)
+    p0 = pid(st, "L01")
+    _move_turn(st)
+    _step_out_of_v02(st)
+    act(st, "accept")
+    assert st.loc[p0] == v3 and st.used[p0] == 1 and st.sold[0][v3] == [0, 2, 0, 0]
+    assert st.current_player() == 0 and st.stack[-1][0] == FR_MOVE
+
+
+@pytest.mark.parametrize("case", ["open village", "owner not there", "own castle"])
+def test_f26_4_no_exit_consent_outside_an_occupied_castle_or_city_of_another(case):
+    st = board()
+    v2, v3 = _guests_in_a_castle(st), vid(st, "V03")
+    p0 = pid(st, "L01")
+    if case == "open village":
+        st.castle[v2] = False
+    elif case == "owner not there":
+        st.loc[pid(st, "L02")], st.sold[1][v2] = vid(st, "V06"), [0, 0, 0, 0]
+    else:
+        st.owner[v2] = 0
+    _move_turn(st)
+    _step_out_of_v02(st)
+    assert st.loc[p0] == v3 and st.current_player() == 0  # moved at once, nobody asked
+
+
+def _inside_assault_by_the_owner(st):
+    """Family 1 turns on its guests (F26.5) in its Castle V02; family 0 is offered evacuation (F27.1)."""
+    _move_turn(st, 1)
+    act(st, "inside assault at V02 Belves on family 0")
+    assert st.current_player() == 0 and "group at V02 Belves" in texts(st)
+
+
+def test_f26_4_evacuation_step_needs_exit_consent():
+    st = board()
+    v2 = _guests_in_a_castle(st)
+    _inside_assault_by_the_owner(st)
+    act(st, "group at V02")
+    act(st, "person L01")
+    act(st, "persons done")
+    act(st, "soldiers used 0: 2")
+    act(st, "village V03")
+    assert st.current_player() == 1 and set(texts(st)) == {"accept", "refuse"}
+    act(st, "refuse")
+    assert st.current_player() == 0 and texts(st) == ["end"]  # no further request to leave this turn
+    assert st.loc[pid(st, "L01")] == v2
+
+
+def test_f26_4_retreat_needs_exit_consent():
+    st = board()
+    v2 = _guests_in_a_castle(st)
+    _inside_assault_by_the_owner(st)
+    act(st, "end")  # no evacuation
+    act(st, "end")  # family 1's movement ends
+    st.stack, st.phase, st.step = [], COMBAT, 0
+    st._settle()
+    assert st.stack[-1][0] == FR_BATTLE and st.current_player() == 0
+    act(st, "retreat")
+    act(st, "village V03")
+    assert st.current_player() == 1 and set(texts(st)) == {"accept", "refuse"}
+    act(st, "refuse")
+    assert texts(st) == ["stop"] and st.loc[pid(st, "L01")] == v2
+    act(st, "stop")
+    assert st.current_player() == 0 and set(texts(st)) == {"fight on", "surrender"}  # retreat no longer offered
+
+
+def test_f26_4_retreat_granted_leaves_with_every_token():
+    st = board()
+    v3 = vid(st, "V03")
+    _guests_in_a_castle(st)
+    _inside_assault_by_the_owner(st)
+    act(st, "end")
+    act(st, "end")
+    st.stack, st.phase, st.step = [], COMBAT, 0
+    st._settle()
+    act(st, "retreat")
+    act(st, "village V03")
+    act(st, "accept")
+    assert st.loc[pid(st, "L01")] == v3 and sum(st.sold[0][v3]) == 2
+
+
 def test_f28_dice_by_force_and_losses_per_pips():
     st = board()
     assert [st.dice_for(f) for f in (0, 1, 6, 7, 12, 13, 40)] == [0, 1, 1, 2, 2, 3, 3]
