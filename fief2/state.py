@@ -98,7 +98,7 @@ class Game:
 
 # state fields, in to_dict order; all ints, bools, or (nested) lists of them
 _FIELDS = ("turn", "phase", "step", "first", "alive", "cash", "hands", "discards_seen", "seen_cards",
-           "fam", "loc", "onroad", "captor", "used", "spouse", "wed", "bishop", "cardinal", "darc", "escrow",
+           "fam", "loc", "onroad", "captor", "conduct", "used", "spouse", "wed", "bishop", "cardinal", "darc", "escrow",
            "sold", "owner", "castle", "city", "mills", "presses",
            "title", "pending", "pend_spouse", "pend_seq", "retained", "capital", "esc_wait",
            "bad_weather", "famine", "tax", "tithe", "king", "queen", "prince", "regent", "regency_end", "kg", "qg",
@@ -127,6 +127,7 @@ class State:
         self.loc = [-1] * P
         self.onroad = [-1] * P  # village the person came from when standing on a road into loc (F26.3)
         self.captor = [-1] * P  # -1 free, else the holding family (F35)
+        self.conduct = [-1] * P  # F35.4: the former captor of a ransomed person, until its family's next move ends
         self.used = [0] * P  # movement counter (F25)
         self.spouse = [-1] * P
         self.wed = [False] * P  # ever married (F12: d'Arc needs never married or widowed... F44)
@@ -937,6 +938,7 @@ class State:
             self.cash[pf] -= m - from_escrow
             self.cash[cap] += m
             self._release(p)
+            self.conduct[p] = cap  # F35.4: safe conduct from the former captor
 
     # ---- what a card may be played on (F12) ----------------------------------------------------------
     def _card_targets(self, f: int, c: int, stage: int, arg: int) -> list[int]:
@@ -1401,8 +1403,9 @@ class State:
         """Villages a group of f may step to from x: mode 0 a step (F25-F26), 1 evacuation, 2 retreat (F27)."""
         if self.bw(x):
             return []  # F16: nothing starts from a Bad Weather fief
-        if self.exit_refused[f][x] and self._exit_consent_from(f, x) >= 0:
-            return []  # F26.4: refused once, f may not ask to leave x again this turn
+        o = self._exit_blocked(f, x)
+        if o >= 0 and not (mode == 0 and any(self.conduct[p] == o for p in self._movers(f, x))):
+            return []  # F26.4: refused once, f may not ask to leave x again this turn (F35.4: safe conduct may)
         out = []
         for w in self.game.map.adj[x]:
             if self._road_closed(f, x, w):
@@ -1424,6 +1427,38 @@ class State:
             return o
         return -1
 
+    def _exit_blocked(self, f: int, x: int) -> int:
+        """F26.4: the owner of x when f was refused leaving x this turn and still needs its consent, else -1."""
+        o = self._exit_consent_from(f, x)
+        return o if o >= 0 and self.exit_refused[f][x] else -1
+
+    def _conduct_group(self, fr: list[int]) -> int:
+        """F35.4: the former captor whose villages the group of frame fr leaves and crosses without consent: in its
+        family's movement turn, a group only of persons under safe conduct from that one family (their Guards go
+        with them), with no ordinary Soldier and no prisoner, since those tokens would still need consent; else -1."""
+        persons = self._decode_mask(fr[4])
+        if fr[9] or not persons or fr[5] or fr[6] or fr[7] or fr[8]:
+            return -1
+        held = {self.conduct[p] for p in persons}
+        return held.pop() if len(held) == 1 else -1
+
+    def _in_conduct(self, pmask: int) -> bool:
+        """F35.4: a person under safe conduct is in the group, so the group may not declare an assault."""
+        return any(self.conduct[p] >= 0 for p in self._decode_mask(pmask))
+
+    def _no_declaration(self, f: int, w: int) -> bool:
+        """A step to w that declares no assault: w holds no Peasants, or f joins its own road assault there."""
+        a = self._assault_of(f, w)
+        return not self.mob_in(w) or (a is not None and a[2] >= 0)
+
+    def _step_persons(self, f: int, x: int) -> list[int]:
+        """Movers of f in x that may be in a step: after a refused exit (F26.4) only persons under safe conduct
+        from x's owner (F35.4); a person under safe conduct only if a step from x need declare no assault."""
+        o = self._exit_blocked(f, x)
+        dests = self._destinations(f, x, 0, 0)
+        return [p for p in self._movers(f, x) if (o < 0 or self.conduct[p] == o)
+                and (self.conduct[p] < 0 or any(self._no_declaration(f, w) for w in dests))]
+
     def _movers(self, f: int, x: int) -> list[int]:
         """Free persons of f in x that may still lead a step (F25: used < allowance)."""
         rs = self.game.ruleset
@@ -1442,9 +1477,10 @@ class State:
         g, L, f = self.game, self.game.layout, fr[1]
         out = [L.word("END")]
         for x in range(g.V):
-            if self._movers(f, x) and self._destinations(f, x, 0, 0):
+            if self._step_persons(f, x) and self._destinations(f, x, 0, 0):
                 out.append(L.a("group", x))
-            if self.occupies(f, x) and not self.bw(x) and self._assault_of(f, x) is None:
+            if self.occupies(f, x) and not self.bw(x) and self._assault_of(f, x) is None \
+                    and not any(self.conduct[p] >= 0 for p in self.free_at(f, x)):  # F35.4: no assault declared
                 for q in range(self.num_players):  # F26.5: inside assault
                     if q != f and self.occupies(q, x):
                         out.append(L.a("inside", x * L.MAX_FAMILIES + q))
@@ -1468,6 +1504,8 @@ class State:
         if kind == "word" and word == "END":
             self._mob_stop(fr)
             self.stack.pop()
+            for p in self.persons_of(f):  # F35.4: the safe conduct lasts the family's next movement turn
+                self.conduct[p] = -1
             for v in range(self.game.V):  # F9.3: every village is checked once at the end of the turn
                 self._check_owner(v)
             self._free_unescorted()
@@ -1510,7 +1548,7 @@ class State:
         L = self.game.layout
         f, x, stage, pmask, mode = fr[1], fr[2], fr[3], fr[4], fr[9]
         if stage == 0:
-            cands = self.free_at(f, x) if mode else self._movers(f, x)
+            cands = self.free_at(f, x) if mode else self._step_persons(f, x)
             out = [L.a("person", p) for p in cands if not pmask >> p & 1]
             if pmask and (mode or all(self.used[p] < self._allowance(pmask) for p in self._decode_mask(pmask))):
                 out.append(L.word("PERSONS_DONE"))
@@ -1523,16 +1561,18 @@ class State:
             out = [L.word("PRISONERS_DONE")]
             A = self._allowance(pmask)
             out += [L.a("prisoner", p) for p in range(self.game.P) if self.captor[p] == f and self.loc[p] == x
-                    and self.onroad[p] == -1 and not fr[8] >> p & 1 and (mode or self.used[p] < A)]
+                    and self.onroad[p] == -1 and not fr[8] >> p & 1 and (mode or self.used[p] < A)
+                    and (mode or self._exit_blocked(f, x) < 0)]  # F26.4: only a safe-conducted group leaves
             return out
         if stage == 5:
-            out = [L.a("village", w) for w in self._destinations(f, x, mode, fr[11])]
+            out = [L.a("village", w) for w in self._destinations(f, x, mode, fr[11])
+                   if mode or not self._in_conduct(pmask) or self._no_declaration(f, w)]  # F35.4
             if mode:
                 out.append(L.word("STOP"))
             return out
         w = fr[10]
         a = self._assault_of(f, w)
-        can_assault = not self.bw(w) and (a is None or a[2] >= 0)
+        can_assault = not self.bw(w) and (a is None or a[2] >= 0) and not (self._in_conduct(pmask) and a is None)
         assault_word = L.word("JOIN_ASSAULT") if a is not None else L.word("ASSAULT")
         if stage == 8:
             return [L.word("ASK_CONSENT")] + ([assault_word] if can_assault else [])
@@ -1545,7 +1585,7 @@ class State:
         if stage in (1, 2, 3):
             u = stage - 1
             skip = (mode and u > 0) or (not mode and (u >= self._allowance(fr[4]) or self.sold[f][x][u] == 0)) \
-                or (mode and sum(self.sold[f][x]) == 0)
+                or (mode and sum(self.sold[f][x]) == 0) or (not mode and self._exit_blocked(f, x) >= 0)
             if skip:
                 fr[3] += 1
                 return True
@@ -1617,7 +1657,7 @@ class State:
             w = x
             fr[10] = w
             o = self._exit_consent_from(f, fr[2])
-            if stage == 5 and o >= 0:  # F26.4: exit consent for each step out; entering goes on once granted
+            if stage == 5 and o >= 0 and self._conduct_group(fr) != o:  # F26.4: exit consent for each step out; entering goes on once granted
                 fr[3] = 9
                 self.answer = -1
                 self._push(FR_CONSENT, f, o, fr[2])
@@ -1625,8 +1665,8 @@ class State:
             if mode == 0 and self.mob_in(w):  # F26.1: a road assault on the mob
                 self.stack.pop()
                 self._declare(f, w, fr[2], -1, fr)
-            elif self._free_entry(f, w):
-                self.stack.pop()
+            elif self._free_entry(f, w) or (self.owner[w] >= 0 and self._conduct_group(fr) == self.owner[w]):
+                self.stack.pop()  # (F35.4: safe conduct crosses the former captor's villages without consent)
                 self._step(fr, w)
             elif mode == 0 and not self.bw(w):
                 fr[3] = 8
@@ -2278,6 +2318,7 @@ class State:
                 self.spouse[s] = -1
             self.spouse[p] = -1
             self.fam[p], self.loc[p], self.onroad[p], self.captor[p], self.used[p] = -1, -1, -1, -1, 0
+            self.conduct[p] = -1
             self.wed[p] = False
             if p == self.king:
                 self._king_dies()

@@ -468,6 +468,105 @@ def test_f26_4_retreat_granted_leaves_with_every_token():
     assert st.loc[pid(st, "L01")] == v3 and sum(st.sold[0][v3]) == 2
 
 
+def _ransomed_in_the_captors_castle(st, soldiers=0):
+    """L01 (family 0) is a prisoner of family 1 in V02, a Castle village family 1 owns and occupies (L02, 3
+    Soldiers); family 0 pays 100 for him in the Negotiations (F42) and family 1 accepts. Family 0 may have some of
+    its own Soldiers there as guests. Then family 0's movement turn of the next turn begins."""
+    v1, v2 = vid(st, "V01"), vid(st, "V02")
+    p0 = pid(st, "L01")
+    _guests_in_a_castle(st)
+    st.sold[0][v1], st.sold[0][v2] = [8 - soldiers, 0, 0, 0], [soldiers, 0, 0, 0]
+    st.captor[p0] = 1
+    st.stack = [[FR_NEGO, 0, 0, 0]]
+    st._legal = None
+    act(st, "ransom L01")
+    act(st, "amount 100")
+    assert st.current_player() == 1
+    act(st, "accept")
+    assert st.captor[p0] == -1 and st.cash == [200, 400, 300]
+    _move_turn(st)
+    return v2
+
+
+def test_f35_4_safe_conduct_leaves_the_former_captors_castle_without_consent():
+    st = board()
+    _ransomed_in_the_captors_castle(st)
+    p0, v3 = pid(st, "L01"), vid(st, "V03")
+    st.owner[v3], st.sold[1][v3] = 1, [1, 0, 0, 0]  # the next village is the former captor's too, occupied
+    act(st, "group at V02")
+    act(st, "person L01")
+    act(st, "persons done")
+    act(st, "village V03")
+    assert st.loc[p0] == v3 and st.current_player() == 0  # left and entered: nobody was asked
+    act(st, "group at V03")
+    act(st, "person L01")
+    act(st, "persons done")
+    act(st, "village V04")
+    assert st.loc[p0] == vid(st, "V04") and st.used[p0] == 2
+
+
+def test_f35_4_safe_conduct_is_the_persons_not_its_soldiers():
+    st = board()
+    _ransomed_in_the_captors_castle(st, soldiers=2)
+    act(st, "group at V02")
+    act(st, "person L01")
+    act(st, "persons done")
+    act(st, "soldiers used 0: 2")
+    act(st, "village V03")
+    assert st.current_player() == 1 and set(texts(st)) == {"accept", "refuse"}  # Soldiers need exit consent
+
+
+def test_f35_4_safe_conduct_group_may_not_declare_an_assault():
+    st = board()
+    v2 = _ransomed_in_the_captors_castle(st)
+    assert not any(t.startswith("inside assault at V02") for t in texts(st))  # not on the former captor there
+    v3 = vid(st, "V03")
+    st.owner[v3], st.sold[2][v3] = 2, [4, 0, 0, 0]  # a third family's village: consent is needed as usual
+    act(st, "group at V02")
+    act(st, "person L01")
+    act(st, "persons done")
+    act(st, "village V03")
+    assert texts(st) == ["ask consent"]
+    act(st, "ask consent")
+    act(st, "refuse")
+    assert texts(st) == ["turn back"]
+    act(st, "turn back")
+    assert st.loc[pid(st, "L01")] == v2 and st.assaults == []
+
+
+def test_f35_4_safe_conduct_ends_with_the_familys_next_movement_turn():
+    st = board()
+    _ransomed_in_the_captors_castle(st)
+    act(st, "end")
+    assert st.conduct[pid(st, "L01")] == -1
+    _move_turn(st)
+    act(st, "group at V02")
+    act(st, "person L01")
+    act(st, "persons done")
+    act(st, "village V03")
+    assert st.current_player() == 1  # exit consent again (F26.4)
+
+
+def test_f35_4_safe_conduct_leaves_after_the_familys_exit_was_refused():
+    st = board()
+    v2 = _ransomed_in_the_captors_castle(st, soldiers=2)
+    p5 = pid(st, "L05")
+    st.fam[p5], st.loc[p5] = 0, v2
+    act(st, "group at V02")
+    act(st, "person L05")
+    act(st, "persons done")
+    act(st, "soldiers used 0: 2")
+    act(st, "village V03")
+    act(st, "refuse")  # F26.4: family 0 may not ask to leave V02 again this turn
+    act(st, "group at V02")
+    assert texts(st) == ["person L01 Aymeric"]  # only the safe-conducted person, who needs no consent
+    act(st, "person L01")
+    act(st, "persons done")
+    assert texts(st)[0].startswith("village")  # no Soldiers or prisoners offered: they would need consent
+    act(st, "village V03")
+    assert st.loc[pid(st, "L01")] == vid(st, "V03") and st.loc[p5] == v2 and sum(st.sold[0][v2]) == 2
+
+
 def test_f28_dice_by_force_and_losses_per_pips():
     st = board()
     assert [st.dice_for(f) for f in (0, 1, 6, 7, 12, 13, 40)] == [0, 1, 1, 2, 2, 3, 3]
