@@ -1916,6 +1916,8 @@ class State:
         if st == B_JOIN:
             if not fr[13]:
                 fr[4] = B_CALM
+                if bin(fr[11]).count("1") >= 2:  # a combined defence (F53.17)
+                    self._garrison_protection(fr)
                 return True
             return False
         if fr[15] == 0 and st not in (B_ROLL, B_LOSS, B_END) and (self._att_force(fr) == 0 or self._def_force(fr) == 0):
@@ -1933,6 +1935,8 @@ class State:
                     fr[4] = B_END
                     return True
                 fr[10] = fams[0]
+                if att != MOB and not fr[7]:  # a road assault's defence (F30.2) was combined
+                    self._garrison_protection(fr)
             if fr[10] == MOB or fr[5] >= len(self._def_families(fr)):
                 fr[4] = B_ATT
                 return True
@@ -1998,6 +2002,14 @@ class State:
             fr[13] = sum(1 << q for q in range(self.num_players)
                          if q not in (att, m) and self.garrison[v] >> q & 1 and self.allied[m][q]
                          and self.occupies(q, v) and self._assault_of(q, v) is None)
+
+    def _garrison_protection(self, fr: list[int]) -> None:
+        """F53.17 (over F30.5's "the defence leader's family owned V"): in a combined defence the protection belongs
+        to every defending family that stood in V at the first assault (V's garrison, F30.1), whichever family leads
+        after a retreat; so the defence takes losses on the Castle/City row while such a family leads it."""
+        v, lead = fr[1], fr[10]
+        protected = self.first_owner[v] == lead or (0 <= lead < self.num_players and self.garrison[v] >> lead & 1)
+        fr[8] = self._row(v) if protected else self.game.ruleset.pips_per_loss["open"]
 
     def _lead_family(self, v: int, fams: list[int]) -> int:
         o = self.owner[v]

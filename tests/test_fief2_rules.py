@@ -567,6 +567,76 @@ def test_f35_4_safe_conduct_leaves_after_the_familys_exit_was_refused():
     assert st.loc[pid(st, "L01")] == vid(st, "V03") and st.loc[p5] == v2 and sum(st.sold[0][v2]) == 2
 
 
+def _road_assault_on_a_castle(st, garrison, first_owner, defence):
+    """Family 0 (L01 and 6 Soldiers) waits on the road V01-V02 in a road assault on V02, a Castle village owned by
+    family 1; families 1 and 2 are allied. ``defence`` maps a family to its Soldiers in V02 (with its person: L02
+    for family 1, L03 for family 2); ``garrison`` and ``first_owner`` are what stood in V02, and who owned it, when
+    that assault was declared (F30.1, F30.5). Returns the state at the first decision of the Combat phase."""
+    v1, v2 = vid(st, "V01"), vid(st, "V02")
+    p0 = pid(st, "L01")
+    st.loc[p0], st.onroad[p0] = v2, v1
+    st.sold[0][v1] = [2, 0, 0, 0]
+    for f, person, home in ((1, "L02", "V06"), (2, "L03", "V19")):
+        st.sold[f][vid(st, home)] = [0, 0, 0, 0]
+        if f in defence:
+            st.loc[pid(st, person)] = v2
+            st.sold[f][v2] = [defence[f], 0, 0, 0]
+    st.castle[v2], st.owner[v2] = True, 1
+    st.allied[1][2] = st.allied[2][1] = True
+    st.assaults = [[0, v2, v1, -1, 6]]
+    st.stamp[v2], st.garrison[v2], st.first_owner[v2] = 1, sum(1 << f for f in garrison), first_owner
+    st.stack, st.phase, st.step = [], COMBAT, 0
+    st._settle()
+    return v2
+
+
+def _roll(st, *faces):
+    for d in faces:
+        assert st.is_chance_node()
+        st.apply_action(st.game.layout.a("die", d - 1))
+
+
+def test_f30_5_lone_defender_that_did_not_own_the_village_is_unprotected():
+    # F30.5: family 1 stood in V02 but did not own it when the assault was declared, and defends alone: Open row
+    st = board()
+    v2 = _road_assault_on_a_castle(st, garrison=(1,), first_owner=-1, defence={1: 2})
+    act(st, "fight on")  # family 1
+    act(st, "fight on")  # family 0, the attacker
+    _roll(st, 1, 3, 3)  # defence: force 3, one die; attack: force 7, two dice summing 6
+    assert sum(st.sold[1][v2]) == 0 and st.fam[pid(st, "L02")] == -1  # 6 pips // 2 = 3 losses: all three
+
+
+def test_f53_17_combined_defence_protected_while_a_garrison_family_leads():
+    # family 1 leads without having owned V02 at the first assault (F30.5 alone: Open row); family 2 joins; both
+    # stood there: F53.17 gives the combined defence the Castle's protection
+    st = board()
+    v2 = _road_assault_on_a_castle(st, garrison=(1, 2), first_owner=-1, defence={1: 1, 2: 1})
+    assert st.current_player() == 2
+    act(st, "join defence")
+    act(st, "fight on")  # family 1
+    act(st, "fight on")  # family 2
+    act(st, "fight on")  # family 0
+    _roll(st, 1, 3, 3)  # defence: force 4, one die; attack: two dice summing 6
+    # Castle row: 6 // 3 = 2 losses, one each (F33.2: most fighting tokens, ties to the leader); no person dies
+    assert sum(st.sold[1][v2]) == 0 and sum(st.sold[2][v2]) == 0
+    assert st.fam[pid(st, "L02")] == 1 and st.fam[pid(st, "L03")] == 2
+
+
+def test_f53_17_protection_follows_the_garrison_family_that_leads_after_a_retreat():
+    # family 1 leads but was not in V02 at the first assault (not protected); family 2, which was, joins. Family 1
+    # retreats: family 2 now leads the defence, protected (F53.17)
+    st = board()
+    v2, v3 = _road_assault_on_a_castle(st, garrison=(2,), first_owner=-1, defence={1: 1, 2: 2}), vid(st, "V03")
+    act(st, "join defence")
+    act(st, "retreat")  # family 1
+    act(st, "village V03")
+    assert st.loc[pid(st, "L02")] == v3 and st.current_player() == 2
+    act(st, "fight on")  # family 2, now leading
+    act(st, "fight on")  # family 0
+    _roll(st, 1, 3, 3)  # defence: force 3, one die; attack: two dice summing 6
+    assert sum(st.sold[2][v2]) == 0 and st.fam[pid(st, "L03")] == 2  # Castle row: 2 losses, the Soldiers only
+
+
 def test_f28_dice_by_force_and_losses_per_pips():
     st = board()
     assert [st.dice_for(f) for f in (0, 1, 6, 7, 12, 13, 40)] == [0, 1, 1, 2, 2, 3, 3]
