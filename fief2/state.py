@@ -2692,9 +2692,13 @@ class State:
         rs, g = self.game.ruleset, self.game
         n = self.num_players
         before = [f for f in range(n) if self.alive[f]]
-        for f in before:  # (a) F49
-            if self.tokens_total(f) == 0:
-                self._eliminate(f)
+        if self.step == 0:
+            for f in before:  # (a) F49
+                if self.tokens_total(f) == 0:
+                    self._eliminate(f)
+            if self.stack:  # F49: who receives a retained title is chosen before the victory check (b)
+                self.step = 1  # (whoever chooses is alive, so ``before`` is not needed when this resumes)
+                return
         alive = [f for f in range(n) if self.alive[f]]
         over = False
         if not rs.scored_turns:  # (b) F48
@@ -2757,8 +2761,9 @@ class State:
         return []
 
     def _eliminate(self, f: int) -> None:
-        """F49: hand to the deck pool, money to the bank, alliances end, retained titles to the King (or the
-        Regent) or the supply, villages unowned, a mob it controlled stops."""
+        """F49: hand to the deck pool, money to the bank, alliances end, retained titles to the King (during a
+        Regency, the Regent or the young King, her family's choice as F38.3) or the supply, villages unowned, a mob
+        it controlled stops."""
         self.alive[f] = False
         self.hands[f] = []
         self.cash[f] = 0
@@ -2768,9 +2773,11 @@ class State:
             if self.retained[y] == f or self.pending[y] == f:
                 self.retained[y] = self.pending[y] = -1
                 self.esc_wait[y] = 0
-                heir = self.queen if self.regent else self.king
-                if heir >= 0 and self.free(heir):
-                    self._receive_title(y, heir, f)
+                if self.regent and self.queen >= 0:  # F38.3: her family chooses the Regent or the young King
+                    heirs = [self.queen] + ([self.king] if self.king >= 0 else [])
+                    self._offer_title(self.fam[self.queen], y, heirs, f)
+                elif self.king >= 0 and self.free(self.king):
+                    self._receive_title(y, self.king, f)
         for v in range(self.game.V):
             if self.owner[v] == f:
                 self.owner[v] = -1

@@ -762,9 +762,52 @@ def test_f49_family_without_tokens_is_eliminated():
     st = board()
     st.sold[2] = [[0, 0, 0, 0] for _ in range(st.game.V)]
     st._kill([pid(st, "L03")])
-    st.phase, st.stack = END_TURN, []
+    st.phase, st.step, st.stack = END_TURN, 0, []
     st._settle()
     assert not st.alive[2] and st.owner[vid(st, "V19")] == -1
+
+
+def _regency_and_an_heirless_family(st, prince=True):
+    """Family 2 has no token left and retains the Barony AUB (F38.4). L13 (family 1) is Queen and Regent; with
+    ``prince`` the young King is L05 of family 0, else there is no King. Family 1 holds FER and BEL (L02)."""
+    q, k, p2 = pid(st, "L13"), pid(st, "L05"), pid(st, "L03")
+    st.fam[q], st.loc[q] = 1, vid(st, "V06")
+    st.queen, st.qg, st.regent, st.kg = q, 10, True, 20
+    st.turn, st.regency_end = 3, 6
+    if prince:
+        st.fam[k], st.loc[k], st.king = 0, vid(st, "V01"), k
+    st.fam[p2], st.loc[p2] = -1, -1
+    st.sold[2] = [[0, 0, 0, 0] for _ in range(st.game.V)]
+    st.retained[fid(st, "AUB")] = 2
+    st.title[fid(st, "FER")] = st.title[fid(st, "BEL")] = pid(st, "L02")
+    st.phase, st.step, st.stack = END_TURN, 0, []
+    st._settle()
+    assert not st.alive[2]
+
+
+def test_f49_retained_titles_regent_family_chooses_the_young_king():
+    st = board()
+    _regency_and_an_heirless_family(st)
+    assert st.current_player() == 1 and texts(st) == ["person L05 Enguerrand", "person L13 Isabeau"]
+    act(st, "person L05")
+    y = fid(st, "AUB")
+    assert st.title[y] == pid(st, "L05") and st.fief_family(y) == 0
+    assert all(st.owner[v] == 0 for v in st.game.map.fief_villages[y])  # F38: the fief's villages follow
+    assert not st.is_terminal() and st.turn == 4  # the end of turn went on after the choice
+
+
+def test_f49_retained_titles_regent_herself_chosen_before_the_victory_check():
+    st = board()
+    _regency_and_an_heirless_family(st)
+    act(st, "person L13")
+    # F48 (checked after F49): family 1 holds the Queen card and now three fiefs, so it wins at the end of this turn
+    assert st.title[fid(st, "AUB")] == pid(st, "L13") and st.is_terminal() and st.winners == [1]
+
+
+def test_f49_retained_titles_regency_without_prince_go_to_the_regent():
+    st = board()
+    _regency_and_an_heirless_family(st, prince=False)  # nobody else to choose: F38.3's only heir
+    assert st.title[fid(st, "AUB")] == pid(st, "L13") and st.winners == [1]
 
 
 def test_f50_scored_game_tallies_every_five_turns_and_ends():
