@@ -103,8 +103,9 @@ _FIELDS = ("turn", "phase", "step", "first", "alive", "cash", "hands", "discards
            "title", "pending", "pend_spouse", "pend_seq", "retained", "capital", "esc_wait",
            "bad_weather", "famine", "tax", "tithe", "king", "queen", "prince", "regent", "regency_end", "kg", "qg",
            "mob_v", "mob_n", "mob_road", "mob_ctrl", "revolt_card", "allied",
-           "assaults", "stamp", "garrison", "first_owner", "mob_held", "battle_lost", "won_by", "refused", "exit_refused",
-           "calm_bishop", "tally", "winners", "stack", "dice", "aims", "answer", "cand", "votes", "seq", "history_len")
+           "assaults", "stamp", "garrison", "first_owner", "mob_held", "battle_lost", "won_by", "refused",
+           "exit_refused", "calm_bishop", "tally", "winners", "stack", "dice", "aims", "answer", "cand", "votes", "seq",
+           "history_len")
 
 
 class State:
@@ -1657,7 +1658,8 @@ class State:
             w = x
             fr[10] = w
             o = self._exit_consent_from(f, fr[2])
-            if stage == 5 and o >= 0 and self._conduct_group(fr) != o:  # F26.4: exit consent for each step out; entering goes on once granted
+            if stage == 5 and o >= 0 and self._conduct_group(fr) != o:
+                # F26.4: exit consent for each step out (F35.4 needs none); entering goes on once granted
                 fr[3] = 9
                 self.answer = -1
                 self._push(FR_CONSENT, f, o, fr[2])
