@@ -4,11 +4,14 @@ state's own fields, never from the renderer."""
 
 from __future__ import annotations
 
+import io
 import xml.etree.ElementTree as ET
 
 import pytest
 
 from feudo_ai.cli import main
+from feudo_ai.games import get_game
+from feudo_ai.people.fief2_play import Fief2Session
 from fief2 import State, play_random
 from fief2.render import FAMILY_COLOURS, render_png, render_svg
 from fief2.state import MOB
@@ -203,3 +206,18 @@ def test_cli_render_a_fief2_record(tmp_path, capsys):
     assert main(["render", str(path), "--at", str(len(rec.actions) + 1)]) == 2
     assert "--at: expected an action count" in capsys.readouterr().err
     assert main(["render", str(path), "--seat", "4", "--svg", str(svg)]) == 2
+
+
+def test_play_picture_command_writes_the_board(tmp_path):
+    fief2_game = get_game("fief2")
+    out, svg = io.StringIO(), tmp_path / "board.svg"
+    answers = iter([f"picture {svg}", "picture", f"picture {tmp_path / 'no' / 'such' / 'dir.svg'}", "quit"])
+    bots = [None, fief2_game.make_bot("random", 1), fief2_game.make_bot("random", 2)]
+    session = Fief2Session(fief2_game.new_state(3, 7, turn_limit=1), 0, bots, 7, inp=lambda _: next(answers),
+                           out=out)
+    assert session.run() == 1
+    text = out.getvalue()
+    assert f"wrote {svg}" in text and "picture FILE: the board as SVG" in text and "picture: " in text
+    root = _tree(svg.read_text())
+    assert sum(1 for g in root.iter(SVG + "g") if g.get("class") == "village") == 24
+    assert "Hand of Family 0: " in svg.read_text()
