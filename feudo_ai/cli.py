@@ -353,6 +353,16 @@ def cmd_render(args: argparse.Namespace) -> int:
         game_map = load_map(args.map_file, seed=args.seed)
         svg = map_svg(game_map) if (args.svg or args.png) else None
         text = None if svg else map_ascii(game_map)
+    elif (fief2_record := _fief2_record(args.position)) is not None:  # a Fief 2 game record: its own pictures
+        from fief2.render import render_svg as fief2_svg, render_text as fief2_text
+
+        if args.at is not None and not 0 <= args.at <= len(fief2_record.actions):
+            raise ValueError(f"--at: expected an action count in [0, {len(fief2_record.actions)}], got {args.at}")
+        state = fief2_record.replay(args.at)
+        if args.seat is not None and not 0 <= args.seat < state.num_players:
+            raise ValueError(f"--seat: expected a seat in [0, {state.num_players}), got {args.seat}")
+        svg = fief2_svg(state, seat=args.seat) if (args.svg or args.png) else None
+        text = None if svg else fief2_text(state)
     else:
         state = _load_position(args.position, args.at)
         if args.seat is not None and not 0 <= args.seat < state.num_players:
@@ -542,9 +552,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("render", help="draw a map, a position or a game record (text, --svg, --png)",
                        description="Draw the map (no POSITION), or a position: a state file or a game record "
-                                   "(replayed to --at actions). --seat draws that seat's view (its own hidden "
-                                   "selection; never another seat's).")
-    p.add_argument("position", nargs="?", default=None, help="a state (feudo-state/1) or game record file")
+                                   "(replayed to --at actions; a Fief 2 record is drawn with its own map and "
+                                   "tokens). --seat draws that seat's view (its own hidden selection or hand; "
+                                   "never another seat's).")
+    p.add_argument("position", nargs="?", default=None,
+                   help="a state (feudo-state/1) or game record file (a Fief 2 record, fief2-game/1, too)")
     p.add_argument("--at", type=int, default=None, help="records: draw the position after this many actions")
     p.add_argument("--seat", type=int, default=None, help="draw the position as this seat sees it")
     p.add_argument("--map", dest="map_file", default=None, help="no POSITION: map name or JSON file")

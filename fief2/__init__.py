@@ -15,15 +15,17 @@ A random-bot game in a few lines::
     1.0
 
 Or, recorded and replayable: ``rec = fief2.play_random(players=6, seed=3)``; ``rec.replay()`` rebuilds the final
-state from ``rec.to_json()``.
+state from ``rec.to_json()``. Pictures: ``str(state)`` (text), ``fief2.render_svg(state, seat=None)`` and
+``fief2.render_png(state, path)`` (cairosvg).
 """
 
 from .data import Map, Ruleset, load_map, load_ruleset, map_from_dict, ruleset_from_dict
 from .record import GameRecord, play_random, sample_chance
-from .render import render_text
+from .render import render_png, render_svg, render_text
 from .state import CHANCE, MOB, TERMINAL, Game, State, install_text_picture, new_game
 
 install_text_picture(render_text)
 
 __all__ = ["CHANCE", "MOB", "TERMINAL", "Game", "GameRecord", "Map", "Ruleset", "State", "load_map",
-           "load_ruleset", "map_from_dict", "new_game", "play_random", "ruleset_from_dict", "sample_chance"]
+           "load_ruleset", "map_from_dict", "new_game", "play_random", "render_png", "render_svg", "render_text",
+           "ruleset_from_dict", "sample_chance"]

@@ -37,10 +37,11 @@ class GameRecord:
     seed: int
     actions: list[int] = field(default_factory=list)
 
-    def replay(self) -> State:
+    def replay(self, upto: int | None = None) -> State:
+        """The state after the first ``upto`` actions (all of them by default)."""
         st = State(self.game)
         st._settle()
-        for i, a in enumerate(self.actions):
+        for i, a in enumerate(self.actions[:upto]):
             try:
                 st.apply_action(a)
             except IllegalActionError as e:

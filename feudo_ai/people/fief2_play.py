@@ -1,7 +1,8 @@
 """A person plays Fief 2 against bots in the terminal (``feudo play --game fief2``).
 
 At each of your decisions: your hand, the numbered choices (the engine's ``action_to_string``), and a prompt.
-Type a number, or a choice's text, or ``board`` (the text board, fief2/render.py), ``hand``, ``help``, ``quit``.
+Type a number, or a choice's text, or ``board`` (the text board, fief2/render.py), ``picture FILE`` (the board as
+SVG, or PNG for a ``.png`` name, with your own hand), ``hand``, ``help``, ``quit``.
 The other families' moves are printed as they happen, as you would see them at the table (F46): a card dealt to
 another family, its discards and the cards it gives or hands over are not named.
 """
@@ -12,10 +13,11 @@ import random
 import sys
 from typing import Callable, TextIO
 
-from fief2 import sample_chance
+from fief2 import render_png, render_svg, sample_chance
 
 HELP = """Type the number of a choice (or its text). Commands:
   board   the board (families, villages, fiefs)
+  picture FILE   the board as a picture: SVG, or PNG when FILE ends in .png
   hand    your cards
   help    this text
   quit    leave the game"""
@@ -89,6 +91,20 @@ class Fief2Session:
                  f"Power (F50): {[st.power(f) for f in range(st.num_players)]}")
         return 0
 
+    def picture(self, path: str) -> str:
+        """Write the board as the person's family sees it (its own hand, F46) to ``path``: SVG, or PNG."""
+        if not path:
+            return "picture FILE: the board as SVG, or PNG when FILE ends in .png"
+        try:
+            if path.lower().endswith(".png"):
+                render_png(self.state, path, seat=self.seat)
+            else:
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(render_svg(self.state, seat=self.seat))
+        except (OSError, ImportError) as e:  # a bad path, or no cairosvg for PNG: said, and the game goes on
+            return f"picture: {e}"
+        return f"wrote {path}"
+
     def ask(self) -> int | None:
         st = self.state
         legal = st.legal_actions()
@@ -110,6 +126,8 @@ class Fief2Session:
                 self.say(HELP)
             elif low == "board":
                 self.say(str(st))
+            elif low.split(" ", 1)[0] == "picture":
+                self.say(self.picture(answer[len("picture"):].strip()))
             elif low == "hand":
                 self.say(self.hand_text())
             elif answer.isdigit() and 1 <= int(answer) <= len(legal):
