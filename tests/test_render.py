@@ -185,3 +185,20 @@ def test_panel_text_stays_inside_the_picture_in_the_png():
     background = np.array([0xFB, 0xF8, 0xEF])
     right_margin = image[:, -12:, :]  # the last 6 SVG units (PNG at scale 2) hold nothing but the background
     assert (np.abs(right_margin - background).sum(axis=2) > 30).sum() == 0
+
+
+@pytest.mark.parametrize("map_name", ["default", "turn_example"])
+def test_text_legend_lists_only_the_symbols_the_board_can_show(map_name):
+    """Every terrain symbol of the legend stands on the board and every one on the board is in the legend (the
+    turn example's map has no Central Hill); the Plague Token is in the legend once it is on the board."""
+    from engine import load_map
+    from engine.render import _ASCII, board_segments, legend_text, segments_text
+
+    state = new_game(players=2, seed=1, game_map=load_map(map_name, seed=1))
+    board = segments_text(board_segments(state))
+    cells = {piece[0] for line in board_segments(state)[1:] for piece in line if piece[0] in _ASCII.values()}
+    legend = legend_text(state).splitlines()[0]
+    listed = {sym for sym in _ASCII.values() if f"  {sym} " in "  " + legend.removeprefix("Legend: ")}
+    assert listed == cells and cells
+    assert ("+" in cells) == (map_name == "default")
+    assert ("* Plague Token" in legend) == (state.plague_village >= 0) == ("*" in board)
