@@ -241,7 +241,7 @@ def render_text(state: "State", legend: bool = True) -> str:
     state = state.to_reference() if hasattr(state, "to_reference") else state
     g = state.game
     lines = [f"Turn {state.turn}{' (tie-break %d)' % state.tiebreak if state.tiebreak else ''}  "
-             f"phase {Phase(state.phase).name}  to act: {state._actor_text()}"]
+             f"phase: {Phase(state.phase).name.lower().replace('_', ' ')}  to act: {state._actor_text()}"]
     if state.order:
         lines.append("Order of play: " + ", ".join(g.player_name(p) for p in state.order))
     lines.append(segments_text(board_segments(state)))

@@ -353,7 +353,7 @@ def cmd_render(args: argparse.Namespace) -> int:
             raise ValueError("--seat/--at: need a POSITION (a state or game record file)")
         game_map = load_map(args.map_file, seed=args.seed)
         svg = map_svg(game_map) if (args.svg or args.png) else None
-        text = None if svg else map_ascii(game_map)
+        text = None if svg else map_ascii(game_map, coordinates=True)  # the names of places: "Wood C2"
     else:
         state = _load_position(args.position, args.at)
         if args.seat is not None and not 0 <= args.seat < state.num_players:
