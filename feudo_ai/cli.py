@@ -601,7 +601,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seat", type=int, default=None, help="your seat, 0-based")
     p.add_argument("--castles", default=None,
                    help="the Castles already placed, one per seat in seat order, comma-separated, named as on the "
-                        "board (\"Hill A1,Hill J1\" or \"A1,J1\") or by site id; else enter the placements as events")
+                        "board (\"Hill A1,Hill J1\" or \"A1,J1\") or by site id; taken as placed in seat order "
+                        "(the last seat decides turn 1's order, R5); else enter the placements as events")
     p.add_argument("--ask-castles", action="store_true", help="ask for the Castle sites at start-up")
     p.add_argument("--hint-seconds", type=float, default=1.0, help="thinking time of `hint` (default 1 s)")
     p.add_argument("--resume", default=None, metavar="FILE",

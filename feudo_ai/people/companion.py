@@ -231,6 +231,9 @@ class CompanionSession:
             self.say("  the players tied for fewest VP draw: who decides the order of play (R5)")
         elif phase == Phase.CHANCE_PLAGUE:
             self.say("  the plague card turned over (R18)")
+        elif phase == Phase.CHOOSE_ORDER:
+            self.say(f"  {'you set' if p == self.seat else who + ' sets'} the order of play for this turn: the "
+                     f"player with the fewest VP (on turn 1: who placed the last Castle) decides (R5)")
         notes = choice_notes(state, cands) if p == self.seat else [""] * len(cands)
         for row in choice_columns([f"{i:3d}. {self._text(state, a)}" + (f" ({n})" if n else "")
                                    for i, (a, n) in enumerate(zip(cands, notes), 1)]):
