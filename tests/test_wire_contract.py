@@ -502,3 +502,16 @@ def test_submit_action_answers_the_seats_next_observation(server):
                     straight += 1
                 obs = ans.observation
     assert obs.finished and straight > submits // 2 and submits > 20
+
+
+def test_suggest_gives_structured_fields_in_every_phase(server):
+    """In the first decision of every phase of seeded random games, every action Suggest answers has its kind and
+    equals the legal action LegalActions would give for it (the plan's first and the alternatives)."""
+    from service_helpers import positions_by_phase
+
+    for phase, state in positions_by_phase(3).items():
+        seat = state.current_player()
+        advice = _suggest(server, state, seat, iterations=100)
+        assert all(m.kind != gpb.ACTION_KIND_UNSPECIFIED for m in advice.plan), phase
+        for m in [advice.best, *(a.action for a in advice.alternatives)]:
+            assert m == convert.action_to_proto(state, m.id), phase

@@ -797,7 +797,10 @@ def _advice_actions(advice: Advice, root: Any) -> tuple[list[gpb.Action], dict[i
     for p in advice.plan:
         if state is not None and state.current_player() == advice.seat and p.action in state.legal_actions():
             plan.append(info_to_proto(p.action, p.text, action_info(state, p.action)))
-            state.apply_action(p.action)
+            try:
+                state.apply_action(p.action)
+            except (StateError, ValueError):  # the view cannot play it on (a hidden card it would need): the
+                state = None                  # later actions keep id and text, the answer is still given
         else:
             plan.append(_action(p.action, p.text))
             state = None
