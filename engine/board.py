@@ -32,7 +32,7 @@ from .checker import MAX_CELL, Checker, json_type, read_json_file
 __all__ = [
     "Kind", "DIRECTIONS", "Territory", "CastleSite", "GameMap", "load_map", "assemble",
     "MAPS_DIR", "BOARD_FORMAT", "ASSEMBLY_FORMAT", "GRAPH_FORMAT", "territory_labels", "castle_site_labels",
-    "castle_site_cells", "grid_size", "cell_name",
+    "find_castle_site", "castle_site_cells", "grid_size", "cell_name",
 ]
 
 MAPS_DIR = Path(__file__).resolve().parent / "data" / "maps"
@@ -794,6 +794,35 @@ def castle_site_cells(game_map: GameMap) -> list[tuple[int, int] | None]:
                     break
         out.append(pick)
     return out
+
+
+def find_castle_site(game_map: GameMap, name: str) -> int:
+    """The Castle site a player names: its id ("25"), its label ("Hill A10", :func:`castle_site_labels`), its
+    cell alone ("A10"), or the label of a territory with a single site ("Hill A10"); case and spacing do not
+    matter. :raises ValueError: no such site, or a joined corner's territory ("Hill E1/F1", R24), whose two sites
+    are named by their cells."""
+    text = " ".join(name.split())
+    if text.isdigit():
+        i = int(text)
+        if i < len(game_map.castle_sites):
+            return i
+        raise ValueError(f"{text}: no Castle site has that id (ids 0-{len(game_map.castle_sites) - 1})")
+    key = text.casefold()
+    labels = game_map.site_labels
+    for i, label in enumerate(labels):
+        if key in (label.casefold(), label.split(" ")[-1].casefold()):
+            return i
+    for t, label in enumerate(game_map.labels):
+        if key == label.casefold():
+            sites = [s.id for s in game_map.castle_sites if s.territory == t]
+            if len(sites) == 1:
+                return sites[0]
+            if sites:
+                raise ValueError(f"{label} has {len(sites)} Castle sites, {' and '.join(labels[i] for i in sites)} "
+                                 f"(a joined corner, R24): name one")
+            raise ValueError(f"{label} has no Castle site")
+    raise ValueError(f"{name.strip()!r} is no Castle site: expected a site as the board names it (e.g. "
+                     f"{labels[0]!r}, or {labels[0].split(' ')[-1]!r}) or a site id")
 
 
 def castle_site_labels(game_map: GameMap) -> list[str]:

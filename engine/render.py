@@ -223,11 +223,14 @@ def tokens_text(state: "State", p: int) -> str:
 
 
 def legend_text(state: "State") -> str:
-    """The legend of the text board: every symbol it can show, and nothing it cannot."""
+    """The legend of the text board: every symbol it can show, and nothing it cannot (the terrains of this map
+    only; the Plague Token once it is on the board)."""
     g = state.game
-    terrain = "  ".join(f"{sym} {_TERRAIN_WORD[k]}" for k, sym in _ASCII.items())
+    kinds = {t.kind for t in g.map.territories if t.cells}
+    terrain = "  ".join(f"{sym} {_TERRAIN_WORD[k]}" for k, sym in _ASCII.items() if k in kinds)
+    plague = "  * Plague Token" if state.plague_village >= 0 else ""
     players = ", ".join(f"{g.player_name(p)[0]} {g.player_name(p)}" for p in range(g.num_players))
-    return (f"Legend: {terrain}  * Plague Token\n"
+    return (f"Legend: {terrain}{plague}\n"
             f"        players {players}: #B Blue's Castle, B3 three of Blue's tokens (listed by place below the "
             f"board); places are named by column letter and row number, e.g. {g.map.labels[min(len(g.map.labels) - 1, 11)]}")
 
@@ -238,7 +241,7 @@ def render_text(state: "State", legend: bool = True) -> str:
     state = state.to_reference() if hasattr(state, "to_reference") else state
     g = state.game
     lines = [f"Turn {state.turn}{' (tie-break %d)' % state.tiebreak if state.tiebreak else ''}  "
-             f"phase {Phase(state.phase).name}  to act: {state._actor_text()}"]
+             f"phase: {Phase(state.phase).name.lower().replace('_', ' ')}  to act: {state._actor_text()}"]
     if state.order:
         lines.append("Order of play: " + ", ".join(g.player_name(p) for p in state.order))
     lines.append(segments_text(board_segments(state)))

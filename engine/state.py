@@ -1147,6 +1147,8 @@ def new_game(ruleset: Ruleset | None = None, players: int = 4, seed: int = 0, ga
         for p, site in enumerate(castles):
             state.apply_action(state.game.layout.CHANCE_PLAYER + p)
             if not isinstance(site, int) or state.game.layout.PLACE + site not in state.legal_actions():
-                raise StateError(f"castles[{p}]: site {site!r} is not a free castle site on a board of its own")
+                where = (f": {state.game.map.site_labels[site]}"
+                         if isinstance(site, int) and 0 <= site < len(state.game.map.castle_sites) else "")
+                raise StateError(f"castles[{p}]: site {site!r} is not a free castle site on a board of its own{where}")
             state.apply_action(state.game.layout.PLACE + site)
     return state

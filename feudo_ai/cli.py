@@ -14,9 +14,10 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from engine import (DataFileError, FeudoError, GameRecord, Phase, State, load_map, load_ruleset, new_fast_game,
-                    play_game)
+from engine import (DataFileError, FeudoError, GameMap, GameRecord, Phase, State, StateError, load_map, load_ruleset,
+                    new_fast_game, play_game)
 from engine.actions import PLAYER_NAMES
+from engine.board import find_castle_site
 from engine.core import BACKENDS
 
 from engine.render import map_ascii, map_svg, position_svg, render_text, svg_to_png
@@ -352,7 +353,7 @@ def cmd_render(args: argparse.Namespace) -> int:
             raise ValueError("--seat/--at: need a POSITION (a state or game record file)")
         game_map = load_map(args.map_file, seed=args.seed)
         svg = map_svg(game_map) if (args.svg or args.png) else None
-        text = None if svg else map_ascii(game_map)
+        text = None if svg else map_ascii(game_map, coordinates=True)  # the names of places: "Wood C2"
     elif (fief2_record := _fief2_record(args.position)) is not None:  # a Fief 2 game record: its own pictures
         from fief2.render import render_svg as fief2_svg, render_text as fief2_text
 
@@ -496,6 +497,23 @@ def _ask(question: str, default: str) -> str:
     return answer or default
 
 
+def castle_sites_option(game_map: GameMap, text: str, players: int) -> list[int]:
+    """``--castles``: one Castle site per seat, in seat order, comma-separated, each named as the board names it
+    ("Hill A1", or its cell "A1") or by its site id (:func:`engine.board.find_castle_site`).
+    :raises ValueError: naming the option and the item."""
+    items = [x.strip() for x in text.split(",")]
+    if len(items) != players:
+        raise ValueError(f"--castles: expected {players} Castle sites (one per seat, in seat order, "
+                         f"comma-separated), got {len(items)} in {text!r}")
+    out = []
+    for p, item in enumerate(items):
+        try:
+            out.append(find_castle_site(game_map, item))
+        except ValueError as e:
+            raise ValueError(f"--castles: {PLAYER_NAMES[p]}'s site: {e}") from None
+    return out
+
+
 def cmd_companion(args: argparse.Namespace) -> int:
     from engine import new_game
 
@@ -508,20 +526,19 @@ def cmd_companion(args: argparse.Namespace) -> int:
     if args.seat is None:
         args.seat = int(_ask(f"Your seat (0-{args.players - 1}: {', '.join(PLAYER_NAMES[:args.players])})", "0"))
     if args.castles is None and args.ask_castles:
-        args.castles = _ask("Castle sites in placement order (blank: enter them as events)", "") or None
+        args.castles = _ask("Castle sites, one per seat in seat order, e.g. A1,J1 (blank: enter them as events)",
+                            "") or None
     ruleset = _ruleset(args)
     if not 0 <= args.seat < args.players:
         raise ValueError(f"--seat: expected a seat in [0, {args.players}), got {args.seat}")
     if not args.hint_seconds > 0:
         raise ValueError(f"--hint-seconds: expected a positive number, got {args.hint_seconds}")
-    castles = None
-    if args.castles:
-        try:
-            castles = [int(x) for x in args.castles.split(",")]
-        except ValueError:
-            raise ValueError(f"--castles: expected comma-separated Castle site ids, got {args.castles!r}") from None
     game_map = load_map(args.map_file, seed=args.seed)
-    start = new_game(ruleset, args.players, seed=args.seed, game_map=game_map, castles=castles)
+    castles = None if not args.castles else castle_sites_option(game_map, args.castles, args.players)
+    try:
+        start = new_game(ruleset, args.players, seed=args.seed, game_map=game_map, castles=castles)
+    except StateError as e:  # a site taken twice, or two Castles on one board (R21, R24)
+        raise ValueError(f"--castles: {e}") from None
     hints = resolve("product", args.players, {"seconds": args.hint_seconds})
     session = CompanionSession(start, args.seat, hints, seed=args.seed)
     return session.run()
@@ -595,7 +612,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(players=None)
     p.add_argument("--seat", type=int, default=None, help="your seat, 0-based")
     p.add_argument("--castles", default=None,
-                   help="Castle site ids in placement order (comma-separated); else enter the placements as events")
+                   help="the Castles already placed, one per seat in seat order, comma-separated, named as on the "
+                        "board (\"Hill A1,Hill J1\" or \"A1,J1\") or by site id; taken as placed in seat order "
+                        "(the last seat decides turn 1's order, R5); else enter the placements as events")
     p.add_argument("--ask-castles", action="store_true", help="ask for the Castle sites at start-up")
     p.add_argument("--hint-seconds", type=float, default=1.0, help="thinking time of `hint` (default 1 s)")
     p.add_argument("--resume", default=None, metavar="FILE",

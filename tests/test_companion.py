@@ -105,3 +105,47 @@ def test_bad_setup_is_named():
     assert run.returncode == 2 and "--seat" in run.stderr
     run = _run(["--players", "2", "--seat", "0", "--castles", "1,x"], "")
     assert run.returncode == 2 and "--castles" in run.stderr
+
+
+def test_castle_sites_are_found_by_the_boards_names():
+    """Every Castle site of the default map is found by its label, its cell alone (any case) and its id; a
+    territory with one site by its territory label; a joined corner's territory (two sites, R24) is refused
+    naming both. The labels are checked against the cells independently (castle_site_cells, cell_name)."""
+    from engine.board import castle_site_cells, cell_name, find_castle_site
+
+    m = load_map(None, seed=1)
+    corners = 0
+    for i, (site, cell) in enumerate(zip(m.castle_sites, castle_site_cells(m))):
+        where = cell_name(*cell)
+        assert find_castle_site(m, f"Hill {where}") == i == find_castle_site(m, where.lower()) == find_castle_site(
+            m, str(i))
+        t = m.territories[site.territory]
+        sites = [s.id for s in m.castle_sites if s.territory == t.id]
+        label = m.labels[t.id]
+        if len(sites) == 1:
+            assert find_castle_site(m, "  " + label.upper() + " ") == i
+        else:
+            corners += 1
+            assert "/" in label and len(t.cells) == 2
+            with pytest.raises(ValueError) as e:
+                find_castle_site(m, label)
+            assert all(f"Hill {cell_name(*c)}" in str(e.value) for c in t.cells)
+    assert corners == 8  # four joined corners of two sites each
+    for bad in ("Hill Z9", "Wood C2", str(len(m.castle_sites))):
+        with pytest.raises(ValueError):
+            find_castle_site(m, bad)
+
+
+def test_castles_option_takes_the_boards_names_and_names_a_bad_one():
+    run = _run(["--players", "2", "--seat", "0", "--castles", "hill a1, J10"], "board\nquit\n")
+    assert run.returncode == 0, run.stderr
+    assert "Blue: 0 VP, Castle Hill A1;" in run.stdout and "White: 0 VP, Castle Hill J10;" in run.stdout
+    same = _run(["--players", "2", "--seat", "0", "--castles", "0,34"], "board\nquit\n")
+    assert same.stdout == run.stdout  # the site ids still work
+    for castles, words in [("Hill E1/F1,J10", ["Hill E1 and Hill F1", "name one"]),
+                           ("A1,Hill Z9", ["White's site", "'Hill Z9' is no Castle site"]),
+                           ("A1", ["expected 2 Castle sites"]),
+                           ("A1,B1", ["Hill B1", "board of its own"])]:
+        bad = _run(["--players", "2", "--seat", "0", "--castles", castles], "quit\n")
+        assert bad.returncode == 2 and bad.stderr.startswith("feudo: error: --castles: "), bad.stderr
+        assert all(w in bad.stderr for w in words) and "Traceback" not in bad.stderr

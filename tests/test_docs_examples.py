@@ -26,6 +26,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -166,3 +167,128 @@ def test_readme_advice_example_prints_a_whole_selection(tmp_path) -> None:
     result = run_example(ROOT / "README.md", line, "python", body, tmp_path)
     assert result.returncode == 0, result.stderr
     assert "seat 3 selection:" in result.stdout
+
+
+# ------------------------------------------------------------------------------------------ the main command
+def readme_command(marker: str) -> str:
+    """The command on the line after ``<!-- MARKER -->`` and its fence, as .ci/run reads the test command."""
+    lines = (ROOT / "README.md").read_text().splitlines()
+    i = lines.index(f"<!-- {marker} -->")
+    assert lines[i + 1] == "```", f"README.md: a plain ``` fence right after <!-- {marker} -->"
+    return lines[i + 2]
+
+
+def _port_free(port: int) -> bool:
+    import socket
+
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def _start_serve(argv: list[str], env: dict | None = None):
+    """``feudo serve`` (this checkout's) as a process, and the two lines it prints once it serves: its gRPC and
+    HTTP addresses; fails with its output if they do not come within 60 s."""
+    import queue
+    import threading
+
+    proc = subprocess.Popen([sys.executable, "-m", "feudo_ai", *argv], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1", **(env or {})})
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout], daemon=True).start()
+    seen: list[str] = []
+    try:
+        while not any("http://" in x for x in seen):
+            seen.append(lines.get(timeout=60))
+    except Exception:
+        proc.kill()
+        pytest.fail(f"feudo {' '.join(argv)} printed no URL in 60 s:\n{''.join(seen)}\n{proc.stderr.read()}")
+    return proc, seen, lines
+
+
+def _stop_serve(proc, lines) -> str:
+    import queue
+    import signal
+
+    proc.send_signal(signal.SIGINT)  # Ctrl-C, as a person stops it
+    try:
+        code = proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    rest = []
+    while True:
+        try:
+            rest.append(lines.get(timeout=1))
+        except queue.Empty:
+            break
+    assert code == 0, f"feudo serve exited {code}: {proc.stderr.read()}"
+    return "".join(rest)
+
+
+def test_readme_main_command_serves_the_web_table() -> None:
+    """README's main command sets up and starts ``feudo serve``: its ``feudo serve`` part runs as written (the
+    set-up before it is this checkout's environment), prints the web table's URL, which answers the page and a
+    Connect call (DescribeGame), and Ctrl-C stops it with status 0. Run exactly as written when its default ports
+    (50051, 8080) are free; when this machine uses them already, with ``--address``/``--http`` on free ports
+    added (the test says so in its output)."""
+    import json
+    import shlex
+    import urllib.request
+
+    from service_helpers import free_port
+
+    command = readme_command("main-command")
+    parts = [p.strip() for p in command.split("&&")]
+    assert parts[:3] == ["python3 -m venv .venv", ". .venv/bin/activate", "pip install -e ."], command
+    serve = shlex.split(parts[-1])
+    assert serve[:2] == ["feudo", "serve"], f"README's main command does not end with feudo serve: {command}"
+    argv = serve[1:]
+    if not (_port_free(50051) and _port_free(8080)):
+        argv += ["--address", f"127.0.0.1:{free_port()}", "--http", f"127.0.0.1:{free_port()}"]
+        print(f"ports 50051/8080 are in use here: ran feudo {' '.join(argv)}")
+    proc, seen, lines = _start_serve(argv)
+    try:
+        text = "".join(seen)
+        assert "feudo advisor listening on 127.0.0.1:" in text
+        url = re.search(r"web table and HTTP \(Connect\) services on (http://127\.0\.0\.1:\d+/)", text).group(1)
+        if "--http" not in argv:
+            assert url == "http://127.0.0.1:8080/"  # the address the README tells the person to open
+        with urllib.request.urlopen(url, timeout=30) as page:
+            html = page.read().decode()
+        assert page.status == 200 and "<html" in html.lower() and "app.js" in html
+        request = urllib.request.Request(url + "feudo.v1.Advisor/DescribeGame", data=json.dumps(
+            {"setup": {"players": 2}}).encode(), headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            game = json.loads(answer.read())["game"]
+        assert len(game["territories"]) > 90 and game["playerNames"] == ["Blue", "White"]
+        labels = {t["label"] for t in game["territories"]}
+        assert "Wood C2" in labels  # the board's names, as the terminal and README use them
+    finally:
+        out = _stop_serve(proc, lines)
+    assert "feudo advisor stopped" in out
+
+
+def test_serve_open_opens_the_web_table_in_the_browser(tmp_path) -> None:
+    """``feudo serve --open`` hands the web table's URL to the browser (Python's webbrowser, which runs the
+    BROWSER command: here a script that writes what it was given)."""
+    from service_helpers import free_port
+
+    browser, opened = tmp_path / "browser", tmp_path / "opened.txt"
+    browser.write_text(f'#!/bin/sh\nprintf "%s" "$1" > {opened}\n')
+    browser.chmod(0o755)
+    http = f"127.0.0.1:{free_port()}"
+    proc, seen, lines = _start_serve(["serve", "--open", "--address", f"127.0.0.1:{free_port()}", "--http", http],
+                                     env={"BROWSER": str(browser)})
+    try:
+        for _ in range(300):  # the browser is started in a thread once the server serves: wait for its file
+            if opened.exists() and opened.read_text() or proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert opened.read_text() == f"http://{http}/"
+    finally:
+        _stop_serve(proc, lines)

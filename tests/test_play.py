@@ -41,7 +41,7 @@ def test_bad_input_is_refused_with_the_choices(finished):
 
 def test_hint_gives_the_advice(finished):
     out = finished[0].stdout
-    assert "thinking..." in out and "seat 0 plan: castle at" in out and "iterations" in out
+    assert "thinking..." in out and "Advice for your moves until new information arrives (Blue): castle at" in out and "iterations" in out
 
 
 def test_r22_the_bots_secret_picks_are_never_shown(finished):

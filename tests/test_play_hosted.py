@@ -89,13 +89,13 @@ def test_a_hosted_game_is_played_to_the_end(hosted_game):
     assert f"--match {match_id} --seat 0 --token {token}" in out  # how to reconnect is printed at the start
     assert "Players: Blue = you, White = greedy, Yellow = random, Red = ismcts:iterations=200" in out
     assert "Legend: . Hill  % Wood  ^ Mountain  v Village  C City" in out
-    assert "Your hand (Blue): Army Cards" in out and "Your decision (place_castle):" in out
+    assert "Your hand (Blue): Army Cards" in out and "Your decision (Setup: Castle placement):" in out
 
 
 def test_the_hint_comes_from_the_servers_advisor_with_win_probabilities(hosted_game):
     out = hosted_game[0].stdout
     hint = out[out.index("thinking..."):]
-    assert re.search(r"seat 0 plan: castle at ", hint)
+    assert re.search(r"Advice for your moves until new information arrives \(Blue\): castle at ", hint)
     assert re.search(r"castle at .+ \(\d+ visits, \d+\.\d%\)", hint), hint[:1000]
     assert "(ismcts, remote" in hint  # searched by the server, not in this process
 

@@ -100,21 +100,52 @@ def test_a_part_of_a_choice_names_it_when_only_one_matches():
     assert match_choice("c2", [(7, "move Knight 1 to Wood C2"), (8, "move Knight 1 to Hill C3")]) == (7, [])
 
 
-def test_the_hint_says_how_it_ranks():
+def _advice(game, alternatives, beliefs=()):
     alt = SimpleNamespace
+    L = game.layout
+    alts = tuple(alt(action=a, text=t, visits=v, win_probability=w) for a, t, v, w in alternatives)
+    return SimpleNamespace(seat=0, decision="selection", plan=(alt(action=L.SELECT + 0, text="select Baron"),
+                                                               alt(action=L.TRADE + 0, text="select trading card 4")),
+                           alternatives=alts, beliefs=tuple(beliefs),
+                           stats=SimpleNamespace(iterations=1000, elapsed=0.5, algorithm="ismcts", limited=True,
+                                                 stopped_by="time"))
 
-    class FakeAdvice:  # the two fields hint_lines reads besides str(): the issue's example
-        alternatives = (alt(text="A1-0", visits=1319, win_probability=0.804),
-                        alt(text="A3-1", visits=1058, win_probability=0.883))
 
-        def __str__(self) -> str:
-            return "seat 0 plan: A1-0\n  A1-0 (1319 visits, 80.4%)\n  A3-1 (1058 visits, 88.3%)\n  stats"
+def test_the_hint_says_how_it_ranks():
+    """The alternatives are listed by visits, with the reason, and a less visited one with a higher win rate as
+    printed is pointed out; a Trading Card pick says its number is shillings; the seats are named (R6: the
+    ruleset's first Trading Card is worth 4 shillings)."""
+    game = new_game(players=2, seed=1).game
+    L = game.layout
+    assert game.ruleset.trading_cards[0] == 4
+    advice = _advice(game, [(L.SELECT + 0, "select Baron", 1319, 0.804), (L.SELECT + 2, "select First Knight", 1058, 0.883)],
+                     [SimpleNamespace(player=1, kind="army", card="Knight 2", probability=0.6),
+                      SimpleNamespace(player=1, kind="trading", card="2 shillings", probability=0.5)])
+    lines = hint_lines(advice, game)
+    assert lines[0] == "Advice for your selection (Blue): select Baron, then select trading card 4 (4 shillings)"
+    assert "ranked by visits" in lines[1] and lines[2] == "  1. select Baron (1319 visits, 80.4%)"
+    assert any("select First Knight shows a higher win rate (88.3%)" in line and "ranking stays by visits" in line
+               for line in lines)
+    assert "  White probably selected: Knight 2 60%; Trading Card 2 shillings 50%" in lines
+    # equal as printed (56.2% both): no "higher win rate" said
+    tied = hint_lines(_advice(game, [(L.TRADE + 1, "select trading card 2", 708, 0.5621),
+                                     (L.TRADE + 0, "select trading card 4", 619, 0.5623)]), game)
+    assert not any("higher win rate" in line for line in tied)
+    assert "  2. select trading card 4 (4 shillings) (619 visits, 56.2%)" in tied
 
-    advice = FakeAdvice()
-    lines = hint_lines(advice)
-    assert lines[0] == "seat 0 plan: A1-0" and "ranked by visits" in lines[1]
-    assert "1. A1-0 (1319 visits, 80.4%)" in lines[2]
-    assert any("A3-1 shows a higher win rate (88.3%)" in line and "ranking stays by visits" in line for line in lines)
+
+def test_trading_card_choices_say_shillings_and_are_named_by_them():
+    """At the Trading Card pick every choice says its shillings, and typing "2 shillings" picks that card."""
+    table = _table()
+    code, out = _session(["1", "1", "baron", "milady", "infantryman 3", "2 shillings", "quit"], table)
+    assert code == 0
+    assert "select trading card 4 (4 shillings)" in out and "select trading card 0 (0 shillings)" in out
+    s = table.state
+    assert game_value(s, 0) == 2
+
+
+def game_value(state, seat):
+    return state.game.ruleset.trading_cards[state.sel_trade[seat]]
 
 
 # ------------------------------------------------------------------------------------------------ the session
@@ -214,3 +245,32 @@ def test_companion_explains_chance_enters_forced_events_and_resumes(tmp_path):
     assert again.replay.state.canonical() == session.replay.state.canonical() and len(again.entries) == 3
     run = _cli(["companion", "--resume", str(path)], "board\nquit\n")
     assert run.returncode == 0 and "#B" in run.stdout and "\x1b[" not in run.stdout
+
+
+def test_companion_log_hint_and_choices_read_as_the_table_does():
+    """The companion's log is the events in words (another seat's pick hidden, R22), its hint names the seats and
+    the Trading Cards' shillings, a hint while another seat is to act says who, and the person's own choices
+    carry their notes; 35 Castle sites are laid out in columns."""
+    out = io.StringIO()
+    script = iter(["blue", "A1", "hint", "J10", "order white,blue", "baron", "hint", "milady", "infantryman 3",
+                   "2 shillings", "log", "quit"])
+    session = CompanionSession(new_game(players=2, seed=1), 0, resolve("product", 2, {"iterations": 60}),
+                               read=lambda prompt: next(script), out=out)
+    assert session.run() == 0
+    text = out.getvalue()
+    assert "no hint: no decision of yours is pending (White is to act)" in text
+    assert "Advice for your selection (Blue): select " in text and "White probably selected" not in text.split(
+        "Advice for your selection")[0]
+    assert "select trading card 2 (2 shillings)" in text
+    lines = text.splitlines()
+    printed = lines[lines.index("left (not saved: `save FILE` keeps the game, `feudo companion --resume FILE` goes "
+                                "on with it)") - len(session.entries):-1]
+    assert printed == ["chance: Blue places the next Castle", "Blue: castle at Hill A1",
+                       "chance: White places the next Castle", "White: castle at Hill J10", "White: order White,Blue",
+                       "Blue: select Baron", "Blue: select Milady", "Blue: select Infantryman 3",
+                       "Blue: select trading card 2"] + ["White selects a card (hidden)"] * 4
+    assert "{'player'" not in text
+    assert session.replay.state.sel_trade[0] >= 0 and session.start.game.ruleset.trading_cards[
+        session.replay.state.sel_trade[0]] == 2
+    castle_rows = [ln for ln in text.splitlines() if "castle at Hill" in ln and ln.count("castle at") > 1]
+    assert castle_rows  # several sites a row

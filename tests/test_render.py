@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from engine import GameMap, GameRecord, Phase, load_map, new_game, play_game, sample_chance
-from engine.render import map_ascii, map_svg, position_svg, render_text, svg_to_png
+from engine.render import _ASCII, map_ascii, map_svg, position_svg, render_text, svg_to_png
 from feudo_ai.bots import RandomBot
 from feudo_ai.cli import main
 
@@ -160,7 +160,16 @@ def test_cli_render_record_at_a_seat(tmp_path, capsys):
 
 def test_cli_render_map(tmp_path, capsys):
     assert main(["render", "--seed", "2"]) == 0
-    assert len(capsys.readouterr().out.strip().splitlines()) == 10
+    lines = capsys.readouterr().out.rstrip().splitlines()
+    # the coordinates of the places' names around the 10 rows ("Wood C2": column C, row 2), then the symbols
+    assert lines[0].split() == list("ABCDEFGHIJ") and [ln.split()[0] for ln in lines[1:11]] == [
+        str(r) for r in range(1, 11)]
+    assert len(lines) == 12 and "% wood" in lines[11]
+    m = load_map(None, seed=2)
+    for t, label in zip(m.territories, m.labels):  # every single-cell territory's symbol at its coordinate
+        if len(t.cells) == 1:
+            (r, c), = t.cells
+            assert lines[1 + r].split()[1 + c] == _ASCII[t.kind], label
     svg = tmp_path / "map.svg"
     assert main(["render", "--seed", "2", "--svg", str(svg)]) == 0
     ET.fromstring(svg.read_text())
@@ -185,3 +194,20 @@ def test_panel_text_stays_inside_the_picture_in_the_png():
     background = np.array([0xFB, 0xF8, 0xEF])
     right_margin = image[:, -12:, :]  # the last 6 SVG units (PNG at scale 2) hold nothing but the background
     assert (np.abs(right_margin - background).sum(axis=2) > 30).sum() == 0
+
+
+@pytest.mark.parametrize("map_name", ["default", "turn_example"])
+def test_text_legend_lists_only_the_symbols_the_board_can_show(map_name):
+    """Every terrain symbol of the legend stands on the board and every one on the board is in the legend (the
+    turn example's map has no Central Hill); the Plague Token is in the legend once it is on the board."""
+    from engine import load_map
+    from engine.render import board_segments, legend_text, segments_text
+
+    state = new_game(players=2, seed=1, game_map=load_map(map_name, seed=1))
+    board = segments_text(board_segments(state))
+    cells = {piece[0] for line in board_segments(state)[1:] for piece in line if piece[0] in _ASCII.values()}
+    legend = legend_text(state).splitlines()[0]
+    listed = {sym for sym in _ASCII.values() if f"  {sym} " in "  " + legend.removeprefix("Legend: ")}
+    assert listed == cells and cells
+    assert ("+" in cells) == (map_name == "default")
+    assert ("* Plague Token" in legend) == (state.plague_village >= 0) == ("*" in board)

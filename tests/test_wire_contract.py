@@ -415,3 +415,103 @@ def test_legal_actions_answer_says_who_is_to_act_and_gives_structured_actions():
     assert out.seat_to_act and out.to_act == 1 and out.actor == gpb.ACTOR_PLAYER and out.seat == 1
     assert all(a.kind == gpb.ACTION_KIND_SELECT_ARMY_CARD and a.HasField("token") for a in out.actions)
     assert not waiting.actions and waiting.to_act == 1 and waiting.current_player == 1
+
+
+# ------------------------------------------------------------------------------------------ Suggest's actions
+def _suggest(server, state, seat, iterations=200):
+    import grpc
+
+    from feudo.v1 import advisor_pb2_grpc
+
+    with grpc.insecure_channel(server.address) as channel:
+        stub = advisor_pb2_grpc.AdvisorStub(channel)
+        return stub.Suggest(apb.SuggestRequest(position=convert.position_from(state, seat), seat=seat,
+                                               limits=apb.Limits(iterations=iterations, seed=3)), timeout=60).advice
+
+
+def _march_position():
+    """A position of a seeded random game where the seat to act marches (R9) with at least 2 shillings."""
+    for seed in range(1, 30):
+        s, rng = new_game(players=2, seed=seed), random.Random(seed)
+        while not s.is_terminal():
+            if s.is_chance_node():
+                s.apply_action(sample_chance(s, rng))
+                continue
+            if s.phase == Phase.MARCH and s.shillings >= 2 and len(s.legal_actions()) > 2:
+                return s
+            s.apply_action(rng.choice(s.legal_actions()))
+    raise AssertionError("no march in 29 seeded games")
+
+
+@pytest.mark.parametrize("where", ["selection", "march"])
+def test_suggest_gives_every_action_the_structured_fields_of_a_legal_action(server, where):
+    """Suggest's best, plan and alternatives carry the same fields LegalActions gives (kind, token, trading card,
+    from/to, cost), each read where it is played: checked against action_info of the engine's own state, the plan
+    walked by applying its actions (a march's cost is what that march spends, R9)."""
+    state = _select_position() if where == "selection" else _march_position()
+    seat = state.current_player()
+    advice = _suggest(server, state, seat)
+    ref = state.clone()
+    for msg in advice.alternatives:
+        assert msg.action == convert.action_to_proto(ref, msg.action.id)
+        assert msg.action.kind != gpb.ACTION_KIND_UNSPECIFIED
+    assert advice.best == convert.action_to_proto(ref, advice.best.id) == advice.plan[0]
+    walk = state.clone()
+    for msg in advice.plan:
+        if walk.current_player() != seat:
+            break
+        info = action_info(walk, msg.id)
+        assert gpb.ActionKind.Name(msg.kind) == "ACTION_KIND_" + info.kind and msg.player == seat
+        if info.kind == "MARCH":
+            before = walk.shillings
+            assert msg.HasField("cost") and msg.HasField("token") and msg.HasField("to_territory")
+        walk.apply_action(msg.id)
+        if info.kind == "MARCH" and walk.phase == Phase.MARCH and walk.current_player() == seat:
+            assert walk.shillings == before - msg.cost
+    if where == "selection":
+        kinds = [m.kind for m in advice.plan]
+        assert kinds.count(gpb.ACTION_KIND_SELECT_ARMY_CARD) == 3 and kinds[-1] == gpb.ACTION_KIND_SELECT_TRADING_CARD
+        assert all(m.HasField("token") for m in advice.plan[:3]) and advice.plan[-1].HasField("trading_card")
+
+
+# ------------------------------------------------------------------------------------------ SubmitAction
+def test_submit_action_answers_the_seats_next_observation(server):
+    """Two external seats play a whole short match; each seat calls GetObservation only when its turn comes back
+    after the other's; while it acts again at once (its selection's four picks, R6; its moves), SubmitAction's
+    answer is all it reads. Every answer equals a GetObservation made right after it."""
+    from feudo_ai.matches.client import MatchesClient
+
+    rng = random.Random(4)
+    with MatchesClient(server.address) as c:
+        match_id, tokens = c.create_match(players=2, seats=["external", "external"], seed=4, turns=1)
+        submits = straight = 0
+        while True:
+            obs = c.observation(match_id, 0, tokens[0])
+            if obs.finished:
+                break
+            seat = obs.to_act
+            obs = c.observation(match_id, seat, tokens[seat]) if seat != 0 else obs
+            while obs.HasField("to_act") and obs.to_act == seat and not obs.finished:
+                ans = c.submit(match_id, seat, tokens[seat], rng.choice(obs.legal_actions).id, obs.action_count)
+                submits += 1
+                assert ans.action_count == obs.action_count + 1 and not ans.retry
+                assert ans.observation == c.observation(match_id, seat, tokens[seat])
+                assert ans.observation.observation.seat == seat and ans.observation.action_count >= ans.action_count
+                if ans.observation.HasField("to_act") and ans.observation.to_act == seat:
+                    assert ans.observation.legal_actions  # (its action_count counts chance drawn since)
+                    straight += 1
+                obs = ans.observation
+    assert obs.finished and straight > submits // 2 and submits > 20
+
+
+def test_suggest_gives_structured_fields_in_every_phase(server):
+    """In the first decision of every phase of seeded random games, every action Suggest answers has its kind and
+    equals the legal action LegalActions would give for it (the plan's first and the alternatives)."""
+    from service_helpers import positions_by_phase
+
+    for phase, state in positions_by_phase(3).items():
+        seat = state.current_player()
+        advice = _suggest(server, state, seat, iterations=100)
+        assert all(m.kind != gpb.ACTION_KIND_UNSPECIFIED for m in advice.plan), phase
+        for m in [advice.best, *(a.action for a in advice.alternatives)]:
+            assert m == convert.action_to_proto(state, m.id), phase

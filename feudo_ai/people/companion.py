@@ -27,9 +27,10 @@ from engine.state import CHANCE, TERMINAL, Phase, State
 from engine.table import next_actions, trade_choices, turned_over
 
 from feudo_ai.people.narrate import describe_action
-from feudo_ai.people.guide import PHASE_NAMES, match_choice, phase_help
+from feudo_ai.people.guide import (PHASE_NAMES, choice_columns, choice_notes, hint_lines, match_choice, phase_help,
+                                   readable_text)
 
-from feudo_ai.search import advise
+from feudo_ai.search import NotToAct, advise
 from feudo_ai.settings import SearchOptions, resolve
 
 __all__ = ["CompanionSession"]
@@ -161,10 +162,32 @@ class CompanionSession:
         self.say("thinking...")
         try:
             advice = advise(self.replay.state, self.seat, self.hint_options.replace(seed=self.rng.getrandbits(32)))
-        except (ValueError, StateError) as e:  # nothing of this seat's is pending / a view the loader refuses
+        except NotToAct as e:  # another player or chance is to act: say who, in the table's words
+            who = "chance" if e.actor == CHANCE else ("nobody (the game is over)" if e.actor == TERMINAL
+                                                      else self.start.game.player_name(e.actor))
+            self.say(f"no hint: no decision of yours is pending ({who} is to act); ask at your own decisions, "
+                     f"or during the secret selection")
+            return
+        except (ValueError, StateError) as e:  # a view the loader refuses
             self.say(f"no hint: {e}")
             return
-        self.say(str(advice))
+        for line in hint_lines(advice, self.start.game):
+            self.say(line)
+
+    def _log_lines(self) -> list[str]:
+        """The events entered so far, in words (the others' picks hidden), replayed from the start."""
+        g = self.start.game
+        replay, out = SeatReplay(self.start, self.seat), []
+        for e in self.entries:
+            state = replay.state
+            if e.action is None:
+                out.append(f"{g.player_name(e.player)} selects a card (hidden)")
+            else:
+                out.append(self._said(state, e.action))
+            for q, c in e.trades:
+                out.append(f"{g.player_name(q)} turns over a Trading Card of {g.ruleset.trading_cards[c]} shillings")
+            replay.push(e)
+        return out
 
     def _save(self, path: str) -> None:
         doc = {"format": "feudo-companion/1", "seat": self.seat, "start": json.loads(self.start.to_json()),
@@ -189,8 +212,13 @@ class CompanionSession:
             self.say("  the players tied for fewest VP draw: who decides the order of play (R5)")
         elif phase == Phase.CHANCE_PLAGUE:
             self.say("  the plague card turned over (R18)")
-        for i, a in enumerate(cands, 1):
-            self.say(f"  {i:3d}. {self._text(state, a)}")
+        elif phase == Phase.CHOOSE_ORDER:
+            self.say(f"  {'you set' if p == self.seat else who + ' sets'} the order of play for this turn: the "
+                     f"player with the fewest VP (on turn 1: who placed the last Castle) decides (R5)")
+        notes = choice_notes(state, cands) if p == self.seat else [""] * len(cands)
+        for row in choice_columns([f"{i:3d}. {self._text(state, a)}" + (f" ({n})" if n else "")
+                                   for i, (a, n) in enumerate(zip(cands, notes), 1)]):
+            self.say(row)
         return "> "
 
     def run(self) -> int:
@@ -263,8 +291,8 @@ class CompanionSession:
                 self.say(render_text(state))
                 continue
             if cmd == "log":
-                for e in self.entries[-30:]:
-                    self.say(str(e.to_dict()))
+                for line in self._log_lines()[-40:]:
+                    self.say(line)
                 continue
             if cmd == "save":
                 self._save(rest.strip()) if rest.strip() else self.say("save: give a file name")
@@ -291,5 +319,6 @@ class CompanionSession:
             text = self._text(state, a).lower()
             if want in (text, text.split(": ", 1)[-1]):
                 return a
-        action, _ = match_choice(line, [(a, self._text(state, a)) for a in cands])  # "baron", "c2": one only
+        action, _ = match_choice(line, [(a, readable_text(state.game, a, self._text(state, a)))  # "baron", "c2"
+                                        for a in cands])
         return action

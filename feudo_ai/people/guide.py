@@ -16,7 +16,8 @@ from typing import Any
 from engine.actions import action_info
 from engine.schema import CASTLE, DEAD, Phase
 
-__all__ = ["choice_notes", "phase_help", "match_choice", "PHASE_NAMES"]
+__all__ = ["choice_notes", "phase_help", "match_choice", "hint_lines", "choice_columns", "readable_text",
+           "PHASE_NAMES"]
 
 #: A phase as the rulebook names it (R4), for headings.
 PHASE_NAMES = {
@@ -128,9 +129,10 @@ def choice_notes(state: Any, actions: list[int]) -> list[str]:
             note = f"adds {s.number(info.player, info.token)}"
         elif info.kind == "NO_ATTACK":
             note = "no (further) attack this turn"
-        elif info.kind == "SELECT_TRADING_CARD":
-            note = f"pays {s.shillings_of(info.player, info.trading_card)} with the King's Help" \
-                if s.shillings_of(info.player, info.trading_card) != g.ruleset.trading_cards[info.trading_card] else ""
+        elif info.kind == "SELECT_TRADING_CARD":  # the text's number is the card's printed shillings, not an index
+            printed = g.ruleset.trading_cards[info.trading_card]
+            pays = s.shillings_of(info.player, info.trading_card)
+            note = _s(printed, "shilling") + (f"; pays {pays} with the King's Help" if pays != printed else "")
         out.append(note)
     return out
 
@@ -199,7 +201,7 @@ def phase_help(state: Any, seat: int) -> list[str]:
 
 
 def _words(text: str) -> list[str]:
-    return text.lower().replace("/", " / ").replace(",", " , ").split()
+    return text.lower().replace("/", " / ").replace(",", " , ").replace("(", " ").replace(")", " ").split()
 
 
 def match_choice(text: str, choices: list[tuple[int, str]]) -> tuple[int | None, list[str]]:
@@ -221,3 +223,68 @@ def match_choice(text: str, choices: list[tuple[int, str]]) -> tuple[int | None,
     if len(hits) == 1:
         return hits[0][0], []
     return None, [t for _, t in hits]
+
+
+def readable_text(game: Any, action: int, text: str) -> str:
+    """An action's text as a person reads it: a Trading Card pick says that its number is shillings."""
+    name, i = game.layout.decode(action)
+    if name == "TRADE":
+        return f"{text} ({_s(game.ruleset.trading_cards[i], 'shilling')})"
+    return text
+
+
+def hint_lines(advice: Any, game: Any = None) -> list[str]:
+    """An advice as the person reads it: their whole decision, the alternatives ranked by visits and why that
+    ranking (with a word where a less visited alternative shows a higher win rate, as printed), what the others
+    probably selected, by name, and the search's statistics. ``game`` (the game's :class:`engine.Game`) names
+    the seats and the Trading Cards' shillings; without it the advice's own words are kept."""
+    def said(action: int, text: str) -> str:
+        return text if game is None else readable_text(game, action, text)
+
+    def name(q: int) -> str:
+        return f"seat {q}" if game is None else game.player_name(q)
+
+    plan = ", then ".join(said(p.action, p.text) for p in advice.plan)
+    what = "selection" if advice.decision == "selection" else "moves until new information arrives"
+    lines = [f"Advice for your {what} ({name(advice.seat)}): {plan}"]
+    alts = list(advice.alternatives)[:5]
+    if alts:
+        lines.append("  ranked by visits, the search's choice: over the whole search it spends its visits on what it "
+                     "rates best; a win rate is an estimate, the less sure the fewer its visits")
+        for i, a in enumerate(alts, 1):
+            lines.append(f"  {i}. {said(a.action, a.text)} ({a.visits} visits, {a.win_probability:.1%})")
+        top = alts[0]
+        shown = {id(a): round(a.win_probability * 1000) for a in alts}  # compared as printed (0.1%)
+        better = [a for a in alts[1:] if shown[id(a)] > shown[id(top)]]
+        if better:
+            b = max(better, key=lambda a: a.win_probability)
+            lines.append(f"  {said(b.action, b.text)} shows a higher win rate ({b.win_probability:.1%}) than "
+                         f"{said(top.action, top.text)} ({top.win_probability:.1%}) but from fewer visits "
+                         f"({b.visits} against {top.visits}): a less sure estimate, so the ranking stays by visits")
+    by_player: dict[int, list[Any]] = {}
+    for b in advice.beliefs:
+        by_player.setdefault(b.player, []).append(b)
+    for q, bs in sorted(by_player.items()):
+        army = [b for b in bs if b.kind == "army"]
+        trade = [b for b in bs if b.kind != "army"]
+        part = ", ".join(f"{b.card} {b.probability:.0%}" for b in sorted(army, key=lambda b: -b.probability))
+        if trade:
+            part += "; Trading Card " + ", ".join(f"{b.card} {b.probability:.0%}"
+                                                  for b in sorted(trade, key=lambda b: -b.probability))
+        lines.append(f"  {name(q)} probably selected: {part}")
+    st = advice.stats
+    where = f", {st.backend}" if getattr(st, "backend", None) else ""  # "remote": searched by the server
+    lines.append(f"  {st.iterations} iterations, {st.elapsed:.2f} s of search ({st.algorithm}{where}"
+                 f"{', cut by ' + st.stopped_by if st.limited and st.stopped_by else ''})")
+    return lines
+
+
+def choice_columns(items: list[str], width: int = 110) -> list[str]:
+    """Numbered choices laid out in up to three columns (more than 10 of them), read down each column."""
+    if not items:
+        return []
+    cell = max(len(x) for x in items) + 2
+    cols = max(1, min(3, width // cell)) if len(items) > 10 else 1
+    rows = -(-len(items) // cols)
+    return [" " + "".join(items[c * rows + r].ljust(cell) for c in range(cols) if c * rows + r < len(items)).rstrip()
+            for r in range(rows)]

@@ -32,7 +32,8 @@ from feudo_ai.bots import Bot
 from feudo_ai.search import advise
 from feudo_ai.settings import SearchOptions, resolve
 
-from .guide import PHASE_NAMES, choice_notes, match_choice, phase_help
+from .guide import (PHASE_NAMES, choice_columns, choice_notes, hint_lines, match_choice, phase_help,
+                    readable_text)
 from .narrate import narrate
 
 __all__ = ["COMMANDS", "HumanSession", "LocalTable", "Table", "TableError", "default_console"]
@@ -287,28 +288,6 @@ def _condense(lines: list[tuple[str, int]]) -> list[tuple[str, int]]:
     return out
 
 
-def hint_lines(advice) -> list[str]:
-    """An advice as the person reads it: the plan, the alternatives ranked by visits and why that ranking, and a
-    word where a less visited alternative shows a higher win rate."""
-    text = str(advice).splitlines()
-    alts = list(advice.alternatives)[:5]
-    lines = [text[0]]
-    if alts:
-        lines.append("  ranked by visits, the search's choice: over the whole search it spends its visits on what it "
-                     "rates best; a win rate is an estimate, the less sure the fewer its visits")
-        for i, a in enumerate(alts, 1):
-            lines.append(f"  {i}. {a.text} ({a.visits} visits, {a.win_probability:.1%})")
-        top = alts[0]
-        better = [a for a in alts[1:] if a.win_probability > top.win_probability]
-        if better:
-            b = max(better, key=lambda a: a.win_probability)
-            lines.append(f"  {b.text} shows a higher win rate ({b.win_probability:.1%}) than {top.text} "
-                         f"({top.win_probability:.1%}) but from fewer visits ({b.visits} against {top.visits}): "
-                         f"a less sure estimate, so the ranking stays by visits")
-    lines += text[1 + min(len(alts), 5):] if len(text) > 1 + len(alts) else []
-    return lines
-
-
 @dataclass
 class HumanSession:
     """The person's loop over a :class:`Table`: screen, choices, commands, narration."""
@@ -404,13 +383,10 @@ class HumanSession:
         notes = choice_notes(self.table.view, [a for a, _ in legal])
         items = [f"{i:3d}. {text}" + (f" ({note})" if note else "") for i, ((_, text), note)
                  in enumerate(zip(legal, notes), 1)]
-        self.say(f"Your decision ({Phase(self.table.view.phase).name.lower()}):", style="bold")
-        width = max(len(x) for x in items) + 2
-        cols = max(1, min(3, 110 // width)) if len(items) > 10 else 1
-        rows = -(-len(items) // cols)
-        for r in range(rows):
-            self.say(" " + "".join(items[c * rows + r].ljust(width) for c in range(cols)
-                                   if c * rows + r < len(items)).rstrip())
+        phase = Phase(self.table.view.phase)
+        self.say(f"Your decision ({PHASE_NAMES.get(phase, phase.name.lower())}):", style="bold")
+        for row in choice_columns(items):
+            self.say(row)
         self.say("  (type a number, a choice or a part of it naming one choice; or: " + ", ".join(COMMANDS) + ")",
                  style="dim")
 
@@ -462,7 +438,8 @@ class HumanSession:
                 self.pending.clear()
                 return self._human()
             else:
-                action, several = match_choice(line, legal)
+                game = self.table.view.game  # "4 shillings" names the Trading Card pick too
+                action, several = match_choice(line, [(a, readable_text(game, a, t)) for a, t in legal])
                 if action is not None:
                     return action
                 if several:
@@ -481,7 +458,7 @@ class HumanSession:
         except TableError as e:
             self.say(f"hint: {e}")
             return
-        for line in hint_lines(advice) if not isinstance(advice, str) else [advice]:
+        for line in hint_lines(advice, self.table.view.game) if not isinstance(advice, str) else [advice]:
             self.say(line, style="green")
 
     def _save(self, path: str) -> None:

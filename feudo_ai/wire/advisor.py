@@ -335,7 +335,7 @@ class AdvisorServicer(apb_grpc.AdvisorServicer):
             advice = advise(prepared, request.seat, options, cancel=cancel)
         finally:
             self._release(options.threads)
-        response = apb.SuggestResponse(advice=convert.advice_to_proto(advice))
+        response = apb.SuggestResponse(advice=convert.advice_to_proto(advice, prepared.root))
         self._timings(response.advice.stats, call, begun, read, advice.stats.elapsed, prepared, cancel)
         self._learn_post_time(context, options, advice)
         self._log_advice(call, advice)
@@ -376,7 +376,8 @@ class AdvisorServicer(apb_grpc.AdvisorServicer):
                          or merged.forced)
                 advice = merged.advice(time.monotonic() - started,
                                        "cancelled" if cancel.is_set() else None)
-                message = apb.AnalyzeResponse(advice=convert.advice_to_proto(advice), final=final, update=update)
+                message = apb.AnalyzeResponse(advice=convert.advice_to_proto(advice, prepared.root), final=final,
+                                               update=update)
                 self._timings(message.advice.stats, call, begun, read, advice.stats.elapsed, prepared, cancel)
                 if final:
                     self._release(options.threads)

@@ -237,6 +237,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         f"web table at / (default {DEFAULT_HTTP}; if that is taken and --http was not given, the "
                         f"server goes on without HTTP and says so)")
     p.add_argument("--no-http", action="store_true", help="serve no HTTP (gRPC only)")
+    p.add_argument("--open", action="store_true",
+                   help="open the web table in the browser once it serves (Python's webbrowser: the BROWSER "
+                        "environment variable, else the system's default browser)")
     p.add_argument("--no-grpc", action="store_true", help="serve no gRPC (HTTP only)")
     p.add_argument("--max-matches", type=int, default=match_service.MAX_MATCHES,
                    help=f"live (unfinished) hosted matches held at once; beyond: RESOURCE_EXHAUSTED. Finished and "
@@ -302,6 +305,17 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
                           finished_retention_seconds=args.finished_retention_seconds)
 
 
+def _open_browser(url: str) -> None:
+    import webbrowser
+
+    try:
+        opened = webbrowser.open(url)
+    except webbrowser.Error:
+        opened = False
+    if not opened:
+        print(f"feudo: --open: no browser could be started; open {url} yourself", flush=True)
+
+
 def serve(args: argparse.Namespace) -> int:
     """Start, print where it listens, drain on SIGTERM/SIGINT; exit status 0 after a graceful stop, 2 (one line on
     stderr) when the server cannot listen."""
@@ -330,9 +344,15 @@ def serve(args: argparse.Namespace) -> int:
           f"most {server.settings.config.pool_bytes_max / 2**20:.0f} MB; "
           f"matches {'in ' + server.matches.store.path if args.db else 'in memory'})", flush=True)
     if server.http_address:
-        print(f"feudo web table and HTTP (Connect) services on http://{server.http_address}/", flush=True)
+        url = f"http://{server.http_address}/"
+        print(f"feudo web table and HTTP (Connect) services on {url}", flush=True)
+        if getattr(args, "open", False):
+            # in a thread: a browser command may run until the browser is closed, and the server serves meanwhile
+            threading.Thread(target=_open_browser, args=(url,), name="open-browser", daemon=True).start()
     elif getattr(args, "http_skipped", None):
         print(f"feudo: no HTTP: {args.http_skipped} (choose one with --http ADDRESS)", flush=True)
+    if getattr(args, "open", False) and not server.http_address:
+        print("feudo: --open: no web table to open (no HTTP)", flush=True)
     while not stop.wait(0.5):
         pass
     server.drain(grace=args.grace, delay=args.drain_delay)

@@ -783,14 +783,51 @@ def action_to_proto(state: Any, a: int) -> gpb.Action:
     return info_to_proto(a, state.action_to_string(a), action_info(state, a))
 
 
-def advice_to_proto(advice: Advice) -> apb.Advice:
+def _advice_actions(advice: Advice, root: Any) -> tuple[list[gpb.Action], dict[int, gpb.Action]]:
+    """The plan's actions and the alternatives' (by id), with their structured fields: each plan action read in the state the
+    plan reaches before it (the seat's view: its own picks and the public facts, nothing hidden from it), each
+    alternative in ``root``. An action the state does not allow any more (not expected: the plan is the seat's
+    own line) keeps its id and text only."""
+    ref = root.to_reference() if hasattr(root, "to_reference") else root
+    legal = set(ref.legal_actions())
+    wanted = {a.action for a in advice.alternatives} | {advice.best}
+    at_root = {a: action_to_proto(ref, a) for a in wanted if a in legal}  # the ranked ones only: a march
+    # phase has hundreds of legal actions, each costing a path search
+    plan, state = [], ref.clone()
+    for p in advice.plan:
+        if state is not None and state.current_player() == advice.seat and p.action in state.legal_actions():
+            plan.append(info_to_proto(p.action, p.text, action_info(state, p.action)))
+            try:
+                state.apply_action(p.action)
+            except (StateError, ValueError):  # the view cannot play it on (a hidden card it would need): the
+                state = None                  # later actions keep id and text, the answer is still given
+        else:
+            plan.append(_action(p.action, p.text))
+            state = None
+    return plan, at_root
+
+
+def advice_to_proto(advice: Advice, root: Any = None) -> apb.Advice:
+    """The wire form of ``advice``; with ``root`` (the decision's root state, :attr:`PreparedPosition.root`, the
+    seat's view) its actions carry their structured fields as legal actions do."""
     s = advice.stats
+    plan, at_root = ([_action(p.action, p.text) for p in advice.plan], {}) if root is None else \
+        _advice_actions(advice, root)
+
+    def known(a: int, text: str) -> gpb.Action:
+        msg = at_root.get(a)
+        if msg is None or msg.text != text:
+            return _action(a, text)
+        out = gpb.Action()
+        out.CopyFrom(msg)
+        return out
+
     return apb.Advice(
         seat=advice.seat,
         decision=apb.DECISION_KIND_SELECTION if advice.decision == "selection" else apb.DECISION_KIND_PLAN,
-        best=_action(advice.best, advice.best_text),
-        plan=[_action(p.action, p.text) for p in advice.plan],
-        alternatives=[apb.Alternative(action=_action(a.action, a.text), visits=a.visits,
+        best=known(advice.best, advice.best_text),
+        plan=plan,
+        alternatives=[apb.Alternative(action=known(a.action, a.text), visits=a.visits,
                                       win_probability=_finite(a.win_probability)) for a in advice.alternatives],
         beliefs=[apb.CardBelief(player=b.player, kind=b.kind, index=b.index, card=b.card,
                                 probability=_finite(b.probability)) for b in advice.beliefs],

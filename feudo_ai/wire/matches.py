@@ -53,8 +53,11 @@ class MatchesServicer(mpb_grpc.MatchesServicer):
     def GetObservation(self, req: mpb.GetObservationRequest,
                        context: grpc.ServicerContext) -> mpb.GetObservationResponse:
         current_call().set(match=req.match_id, seat=req.seat)
-        o = self.service.get_observation(req.match_id, req.seat, req.token)
-        game = self.service.game_of(req.match_id)
+        return self._observation(req.match_id, req.seat, req.token)
+
+    def _observation(self, match_id: str, seat: int, token: str) -> mpb.GetObservationResponse:
+        o = self.service.get_observation(match_id, seat, token)
+        game = self.service.game_of(match_id)
         resp = mpb.GetObservationResponse(action_count=o["action_count"], finished=o["finished"],
                                           observation=observation_from_dict(game, o["observation"]),
                                           legal_actions=[info_to_proto(a["action"], a["text"], a["info"])
@@ -62,13 +65,16 @@ class MatchesServicer(mpb_grpc.MatchesServicer):
         if o["current_player"] >= 0:
             resp.to_act = o["current_player"]
         resp.setup.CopyFrom(setup_from_game(game))  # the game only: never the match seed (it draws chance)
-        resp.castle_sites.extend(self.service.castles_of(req.match_id))
+        resp.castle_sites.extend(self.service.castles_of(match_id))
         return resp
 
     def SubmitAction(self, req: mpb.SubmitActionRequest, context: grpc.ServicerContext) -> mpb.SubmitActionResponse:
         current_call().set(match=req.match_id, seat=req.seat, action=req.action, expected=req.expected_action_count)
         r = self.service.submit_action(req.match_id, req.seat, req.token, req.action, req.expected_action_count)
-        return mpb.SubmitActionResponse(action_count=r["action_count"], retry=r["retry"])
+        # the seat's view after it, so a client needs no GetObservation before its next action (the token was
+        # checked by submit_action; chance is drawn at once, bots may still be thinking)
+        return mpb.SubmitActionResponse(action_count=r["action_count"], retry=r["retry"],
+                                        observation=self._observation(req.match_id, req.seat, req.token))
 
     def WatchMatch(self, req: mpb.WatchMatchRequest, context: grpc.ServicerContext) -> Iterator[mpb.MatchEvent]:
         seat = req.seat if req.HasField("seat") else None
