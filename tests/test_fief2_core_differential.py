@@ -148,3 +148,48 @@ def test_core_chance_sampling_and_playouts_stay_legal():
             a = rng.choice(w.legal_actions())
         w.apply_action(a)
     assert seen_deal and seen_die
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The hand-built positions of the rules tests (tests/test_fief2_rules.py: one or more per ruling, the rare ones
+# included: F26.4 exit consent, F35.4 safe conduct, F53.17, F49...), replayed with the core checked at every action.
+# ---------------------------------------------------------------------------------------------------------------
+
+import inspect  # noqa: E402
+
+import test_fief2_rules as rules_tests  # noqa: E402
+from fief2.state import State  # noqa: E402
+
+RULES_TESTS = [name for name, fn in inspect.getmembers(rules_tests, inspect.isfunction)
+               if name.startswith("test_") and fn.__module__ == rules_tests.__name__]
+
+
+def _checked_apply(original, counter):
+    def apply_action(self, action):
+        c = Fief2Core.from_state(self)
+        assert c.current_player() == self.current_player()
+        assert c.legal_actions() == self.legal_actions(), f"frame {self.stack[-1] if self.stack else None}"
+        original(self, action)  # raises on an illegal action, before the core is touched
+        c.apply_action(action)
+        ref, got = reference_dump(self), c.dump()
+        assert ref == got, f"after {action} at frame {self.stack[-1] if self.stack else None}: {_diff(ref, got)}"
+        assert c.error == 0
+        counter[0] += 1
+    return apply_action
+
+
+@pytest.mark.parametrize("name", RULES_TESTS)
+def test_rules_positions_in_lockstep(name, monkeypatch):
+    fn = getattr(rules_tests, name)
+    counter = [0]
+    monkeypatch.setattr(State, "apply_action", _checked_apply(State.apply_action, counter))
+    marks = [m for m in getattr(fn, "pytestmark", []) if m.name == "parametrize"]
+    if marks:  # one parametrized argument: every value
+        argname, values = marks[0].args[0], marks[0].args[1]
+        for value in values:
+            fn(**{argname: value})
+    else:
+        fn()
+    source = inspect.getsource(fn)
+    if "act(" in source or "apply_action" in source:  # (a test of derived facts only applies nothing)
+        assert counter[0] > 0, f"{name} applied no action through the checked path"
