@@ -91,6 +91,8 @@ def test_core_matches_reference_in_thousands_of_random_games():
     for i in range(games):
         players, scored, policy = _config(i)
         total += lockstep(100_000 + i, players, scored, policy)
+        if (i + 1) % 100 == 0:
+            print(f"{i + 1} games, {total} actions compared", flush=True)
     print(f"{games} games, {total} actions compared")
 
 
