@@ -4089,6 +4089,37 @@ cdef list _bits(const uint64_t* m, int n):
     return [i for i in range(n) if (m[i >> 6] >> (i & 63)) & 1]
 
 
+# fields stored narrower than Python ints: their range in the core (the others are int32 or wider)
+_INT8_FIELDS = ("phase", "first", "hands", "fam", "loc", "onroad", "captor", "conduct", "used", "spouse", "bishop",
+                "votes", "sold", "owner", "mills", "presses", "garrison", "first_owner", "won_by", "title", "pending",
+                "pend_spouse", "retained", "capital", "bad_weather", "famine", "tax", "tithe", "king", "queen",
+                "prince", "mob_v", "mob_road", "mob_ctrl", "revolt_card", "calm_bishop", "answer", "cand",
+                "assaults", "dice", "aims")
+_INT16_FIELDS = ("kg", "qg", "mob_n")
+
+
+def _flat(x):
+    if isinstance(x, list):
+        for y in x:
+            yield from _flat(y)
+    else:
+        yield x
+
+
+def _check_ranges(st) -> None:
+    """Every value fits the core's field (a clear error naming the field, never a silent wrap-around)."""
+    for names, lo, hi in ((_INT8_FIELDS, -128, 127), (_INT16_FIELDS, -32768, 32767)):
+        for name in names:
+            for x in _flat(getattr(st, name)):
+                if not lo <= int(x) <= hi:
+                    raise StateError(f"state.{name}: {x} is outside the Fief 2 core's range [{lo}, {hi}]")
+    for name in ("turn", "step", "seq", "history_len", "regency_end", "cash", "tally", "escrow", "pend_seq",
+                 "esc_wait", "stamp"):
+        for x in _flat(getattr(st, name)):
+            if not -2 ** 31 <= int(x) < 2 ** 31:
+                raise StateError(f"state.{name}: {x} is outside the Fief 2 core's range of 32-bit integers")
+
+
 cdef void _fill(F2State* s, object st, int C) except *:
     """Copy a reference state into s (every field; the sets from their lists)."""
     cdef int f, v, p, i, j, y
@@ -4096,8 +4127,10 @@ cdef void _fill(F2State* s, object st, int C) except *:
     n, V, P, NF = game.num_players, game.V, game.P, game.NF
     memset(s, 0, sizeof(F2State))
     if len(st.stack) > F2_MAX_STACK or len(st.assaults) > F2_MAX_ASSAULTS or len(st.dice) > F2_MAX_DICE \
-            or any(len(a) > F2_MAX_AIMS for a in st.aims) or any(len(h) > F2_MAX_HAND for h in st.hands):
+            or any(len(a) > F2_MAX_AIMS for a in st.aims) or any(len(h) > F2_MAX_HAND for h in st.hands) \
+            or any(len(fr) > F2_FRAME for fr in st.stack):
         raise StateError("the state exceeds the Fief 2 core's fixed sizes (stack, assaults, dice, aims or hands)")
+    _check_ranges(st)
     s.turn, s.step, s.seq, s.history_len = st.turn, st.step, st.seq, st.history_len
     s.regency_end, s.phase, s.first = st.regency_end, st.phase, st.first
     for f in range(n):
