@@ -140,7 +140,7 @@ def main(argv=None) -> int:
         "ratio_playouts": round(core_rate / ref_rate, 1),
         "ratio_actions": round((core_actions / core_s) / (ref_actions / ref_s), 1),
         "ratio_clone": round(ref_clone / min(clone_ns), 1),
-        "feudo_core": feudo_core(args.players, 20_000),
+        "feudo_core": feudo_core(min(args.players, 4), 20_000),  # Feudo has 2-4 players
     }
     if args.json:
         print(json.dumps(with_provenance(result, {"args": args})))
