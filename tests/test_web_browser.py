@@ -354,6 +354,41 @@ def test_analysis_mode_streams_for_the_decision_and_stops(server, browser):
     page.close()
 
 
+def check_a_staged_attack(page, requests) -> None:
+    """R11 as one staged decision: the target, the tokens joining (one taken back with Undo), the launch; the
+    Advisor tells which picks follow each; nothing reaches the match before Confirm (Enter)."""
+    sent = sum(url.endswith("/SubmitAction") for url, _ in requests)
+    count = page.evaluate("document.body.dataset.actionCount")
+    target = page.query_selector("svg.board g.legal")
+    terr = target.get_attribute("data-territory")
+    target.click()
+    page.wait_for_selector("#staged[data-count='1']")
+    page.wait_for_selector("#choices button[data-kind^='ACTION_KIND_ATTACK_']")  # the Advisor's next picks
+    page.wait_for_selector(f"svg.board .staged-mark[data-territory='{terr}']")
+    assert not page.query_selector("svg.board g.legal")  # the joins and the launch are buttons now
+    picks, undone = 1, False
+    while not page.query_selector("#choices button[data-kind='ACTION_KIND_ATTACK_LAUNCH']"):
+        page.click("#choices button[data-kind='ACTION_KIND_ATTACK_JOIN']")  # a token joins
+        picks += 1
+        page.wait_for_selector(f"#staged[data-count='{picks}']")
+        if not undone:  # ...taken back, and joined again
+            page.click("#undo")
+            picks -= 1
+            page.wait_for_selector(f"#staged[data-count='{picks}']")
+            undone = True
+        page.wait_for_selector("#choices button[data-kind^='ACTION_KIND_ATTACK_']")
+    assert undone
+    assert page.inner_text("#choices button[data-kind='ACTION_KIND_ATTACK_LAUNCH']").startswith("launch the attack on ")
+    page.click("#choices button[data-kind='ACTION_KIND_ATTACK_LAUNCH']")
+    page.wait_for_selector(f"#staged[data-count='{picks + 1}']")
+    page.wait_for_function("() => document.querySelector('#staged').textContent.includes('complete')")
+    assert sum(url.endswith("/SubmitAction") for url, _ in requests) == sent
+    page.focus("body")
+    page.keyboard.press("Enter")
+    page.wait_for_function("c => document.body.dataset.actionCount !== c", arg=count, timeout=30000)
+    assert sum(url.endswith("/SubmitAction") for url, _ in requests) == sent + picks + 1
+
+
 def test_two_people_in_two_browsers_through_an_open_seat_and_a_spectator(server, browser):
     first = browser.new_context(viewport={"width": 1100, "height": 850})
     second = browser.new_context(viewport={"width": 1100, "height": 850})
@@ -364,6 +399,7 @@ def test_two_people_in_two_browsers_through_an_open_seat_and_a_spectator(server,
     a.wait_for_selector("#create")
     a.select_option("#seat1", "open")
     a.fill("#turns", "1")
+    a.fill("#seed", "3")  # a match where Blue attacks
     a.click("#create")
     a.wait_for_selector("svg.board")
     link = a.get_attribute("input[aria-label='link for seat 1']", "value")
@@ -378,11 +414,18 @@ def test_two_people_in_two_browsers_through_an_open_seat_and_a_spectator(server,
     w.wait_for_selector("svg.board")
     watched_counts = {w.evaluate("document.body.dataset.actionCount")}
     ended = set()
+    attacked = False
     deadline = time.monotonic() + 120
     while len(ended) < 2 and time.monotonic() < deadline:
         idle = True
         for name, page in (("a", a), ("b", b)):
             if name in ended:
+                continue
+            if name == "a" and not attacked and page.query_selector("#decision") and page.inner_text(
+                    "#decision").startswith("Your turn") and "declare an attack" in page.inner_text("#decision") \
+                    and page.query_selector("svg.board g.legal"):
+                check_a_staged_attack(page, net_a[0])
+                attacked = True
                 continue
             done = step(page)
             if done == "end":
@@ -391,7 +434,11 @@ def test_two_people_in_two_browsers_through_an_open_seat_and_a_spectator(server,
         watched_counts.add(w.evaluate("document.body.dataset.actionCount"))
         if idle:
             a.wait_for_timeout(100)
-    assert ended == {"a", "b"}
+    assert ended == {"a", "b"} and attacked
+    timings = b.evaluate("window.feudoTimings")  # the other person's actions (no animation) reaching this board
+    print(json.dumps({"two_browsers_event_to_board_ms_median": median(timings["updates"]),
+                      "two_browsers_event_to_board_ms_max": round(max(timings["updates"]), 1),
+                      "events": len(timings["updates"]), "animated_events": len(timings["animatedUpdates"])}))
     w.wait_for_selector("#end", timeout=30000)
     assert len(watched_counts) > 3  # the spectator's board was redrawn as the match went on
     assert assert_private(*net_a, 0, 1) >= 4 and assert_private(*net_b, 1, 0) >= 4

@@ -350,7 +350,7 @@ async function confirm(t) {
   t.busy = true;
   const clicked = performance.now();
   let count = t.obs.actionCount;
-  setStatus(`playing: ${st.actions.map(a => a.text).join(", ")}`);
+  setStatus(`playing: ${st.actions.map(a => actionText(t, a)).join(", ")}`);
   try {
     for (const a of st.actions) {
       const r = await rpc("Matches", "SubmitAction", { matchId: t.matchId, seat: t.seat, token: t.token, action: a.id,
@@ -588,7 +588,7 @@ function options(t, legal, bestId) {
   const marches = legal.filter(a => a.kind === "ACTION_KIND_MARCH");
   for (const a of legal) {
     if (HAND_KINDS.has(a.kind) || a.kind === "ACTION_KIND_MARCH") continue;
-    out.push({ text: a.text, id: a.id, best: a.id === bestId, territory: BOARD_KINDS.has(a.kind) ? a.toTerritory ?? 0 : null,
+    out.push({ text: actionText(t, a), id: a.id, kind: a.kind, best: a.id === bestId, territory: BOARD_KINDS.has(a.kind) ? a.toTerritory ?? 0 : null,
                run: () => choose(t, a) });
   }
   if (marches.length && st && st.marchToken == null) {
@@ -598,14 +598,24 @@ function options(t, legal, bestId) {
     for (const [token, a] of byToken) {
       const where = a.fromTerritory ?? castleTerritory(t, t.seat);
       out.push({ text: `march with ${t.desc.army[token].name} (from ${a.fromCastle ? "its Castle" : tname(t.desc, where)})`,
-                 best: !!bestAction && (bestAction.token || 0) === token, territory: where, token,
+                 best: !!bestAction && (bestAction.token || 0) === token, territory: where, token, kind: "march-token",
                  run: () => { st.marchToken = token; t.choice = null; render(t); focusFirstTarget(); } });
     }
   } else if (marches.length) {
     for (const a of marches) if ((a.token || 0) === st.marchToken)
-      out.push({ text: a.text, id: a.id, best: a.id === bestId, territory: a.toTerritory ?? 0, run: () => choose(t, a) });
+      out.push({ text: a.text, id: a.id, kind: a.kind, best: a.id === bestId, territory: a.toTerritory ?? 0, run: () => choose(t, a) });
   }
   return out;
+}
+
+// An action's words: the engine's text, but for the passes, whose text ("pass") says nothing of what they do.
+function actionText(t, a) {
+  switch (a.kind) {
+    case "ACTION_KIND_ATTACK_LAUNCH": return `launch the attack on ${tname(t.desc, a.toTerritory ?? 0)}`;
+    case "ACTION_KIND_NO_ATTACK": return "no (further) attack";
+    case "ACTION_KIND_END_MARCH": return "stop marching";
+    default: return a.text;
+  }
 }
 
 function focusFirstTarget() {
@@ -649,7 +659,7 @@ function render(t) {
       h("p", { class: "decision" }, `Your turn (${names[me]}): ${PHASE[o.phase] || o.phase}`),
       staged ? stagedBar(t) : null,
       h("div", { class: "choices", id: "choices" }, ...opts.filter(x => x.territory == null).map(x =>
-        h("button", { "data-action": x.id ?? null, class: x.best ? "best" : "", onclick: x.run }, x.text))),
+        h("button", { "data-action": x.id ?? null, "data-kind": x.kind, class: x.best ? "best" : "", onclick: x.run }, x.text))),
       t.choice ? h("div", { class: "choices", id: "pick" }, h("span", {}, "Which one? "),
         ...t.choice.map(x => h("button", { class: x.best ? "best" : "", onclick: x.run }, x.text))) : null,
       h("p", {}, h("button", { id: "hint-button", onclick: () => askHint(t), disabled: !key }, "Hint"), " ",
@@ -682,7 +692,7 @@ function render(t) {
 // The staged picks (not sent: nobody else sees them), with Undo and Confirm.
 function stagedBar(t) {
   const st = t.stage, n = st.actions.length;
-  const words = st.actions.map(a => a.text);
+  const words = st.actions.map(a => actionText(t, a));
   if (st.marchToken != null) words.push(`march with ${t.desc.army[st.marchToken].name}…`);
   return h("div", { class: "staged", id: "staged", "data-count": n },
     h("p", {}, h("b", {}, "Not sent yet: "), words.length ? words.join(", then ") : h("span", { class: "muted" }, "nothing picked"),
