@@ -102,7 +102,9 @@ def step(page) -> str:
     """One click of the seat's turn if it has one: "end" (the match is over), "acted", or "idle"."""
     if page.query_selector("#end"):
         return "end"
-    target = next(filter(None, (page.query_selector(sel) for sel in TARGETS)), None)
+    # the first target looked up in one go (a redraw between two lookups would skip a kind of target)
+    target = page.evaluate_handle("sels => { for (const s of sels) { const el = document.querySelector(s); "
+                                  "if (el) return el; } return null; }", list(TARGETS)).as_element()
     if target is None:
         return "idle"
     before = page.evaluate("document.body.dataset.ui")
