@@ -273,6 +273,7 @@ def test_a_whole_match_by_clicks_with_undo_hint_reload_narration_and_privacy(ser
     page.wait_for_selector("#end", timeout=30000)
     assert hinted and reloaded and undone and marched and clicks > 5
     if SHOTS:
+        page.wait_for_function("() => !document.querySelector('svg.board .anim-layer')")  # the last events drawn
         page.screenshot(path=os.path.join(SHOTS, "web-end.png"))
     timings = page.evaluate("window.feudoTimings")
 

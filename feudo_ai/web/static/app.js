@@ -567,6 +567,12 @@ async function animate(t, outcomes) {
   if (!layer.childNodes.length && !svg.querySelector(".anim")) return false;
   svg.append(layer);
   await new Promise(res => setTimeout(res, ANIMATION_MS));
+  // the redraw that follows replaces it all; when there is none (the board already showed it), it is undone here
+  layer.remove();
+  for (const node of svg.querySelectorAll(".token.anim")) {
+    node.classList.remove("anim", "anim-fade", "anim-slide");
+    node.style.transform = "";
+  }
   return true;
 }
 
