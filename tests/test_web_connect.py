@@ -1,6 +1,8 @@
 """The feudo.v1 services over HTTP (Connect protocol) from a real `feudo serve` process: JSON unary calls as curl
 makes them, errors as Connect error JSON with the gRPC status's code, the API token, and WatchMatch as a Connect
-server stream; the same calls over gRPC answer the same."""
+server stream; the same calls over gRPC answer the same. What the web table builds on them: the legal actions after
+staged picks (Advisor.LegalActions on the seat's WatchMatch entries plus the picks) and the spectator's public view
+(GetObservation with public_view)."""
 
 from __future__ import annotations
 

@@ -165,8 +165,9 @@ async function showLobby() {
     try {
       const chosen = seed.value.trim() ? seed.value.trim() : String(Math.floor(Math.random() * 2 ** 31));
       const r = await rpc("Matches", "CreateMatch", { setup, seats: seatSpecs, seed: chosen });
-      for (const t of r.tokens) keepToken(r.matchId, t.seat || 0, t.token);
-      const seat = mine.length ? mine[0] : (r.tokens[0] ? r.tokens[0].seat || 0 : null);
+      const tokens = r.tokens || [];  // none for a match of bots only (an empty list is left out of JSON)
+      for (const t of tokens) keepToken(r.matchId, t.seat || 0, t.token);
+      const seat = mine.length ? mine[0] : (tokens[0] ? tokens[0].seat || 0 : null);
       location.hash = seat == null ? `#watch/${r.matchId}` : `#match/${r.matchId}/${seat}`;
     } catch (e) { error.textContent = e.message; }
   }
@@ -393,7 +394,7 @@ document.addEventListener("keydown", e => {
   if (["input", "select", "textarea"].includes(tag)) return;
   if (e.key === "Backspace" || e.key === "u") {
     if (undo(t)) e.preventDefault();
-  } else if (e.key === "Enter" && t.stage.actions.length && tag !== "button" && el.getAttribute("role") !== "button") {
+  } else if (e.key === "Enter" && t.stage.actions.length && !(el.closest && el.closest("button, a, summary, [role=button]"))) {
     e.preventDefault();
     confirm(t);
   }
