@@ -496,3 +496,19 @@ def test_the_table_on_a_phone(server, browser):
         page.evaluate("window.scrollTo(0, 0)")
         page.screenshot(path=os.path.join(SHOTS, "web-phone.png"))
     ctx.close()
+
+
+def test_a_match_of_bots_only_opens_its_spectators_board(server, browser):
+    page = browser.new_page(viewport={"width": 1100, "height": 850})
+    requests, _ = record_network(page)
+    page.goto(server + "/")
+    page.wait_for_selector("#create")
+    page.select_option("#seat0", "easy")
+    page.select_option("#seat1", "easy")
+    page.fill("#turns", "1")
+    page.fill("#seed", "5")
+    page.click("#create")
+    page.wait_for_selector("#end")  # the bots play it at once; the public view shows how it ended
+    assert "#watch/" in page.url and page.query_selector("svg.board g.token") and not page.query_selector("#army-hand")
+    assert all(json.loads(data).get("publicView") for url, data in requests if url.endswith("/GetObservation"))
+    page.close()
