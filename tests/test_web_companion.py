@@ -104,7 +104,7 @@ def test_the_companion_follows_a_table_game_advises_and_keeps_it(server, browser
     beliefs = page.locator("#companion-advice .belief").all_inner_texts()
     assert beliefs and all(b.startswith("White probably selected: ") for b in beliefs)
     if SHOTS:
-        page.screenshot(path=os.path.join(SHOTS, "companion.png"))
+        page.screenshot(path=os.path.join(SHOTS, "web-companion.png"))
 
     # the game downloaded is the game kept
     with page.expect_download() as download:

@@ -1,6 +1,8 @@
 """The feudo.v1 services over HTTP (Connect protocol) from a real `feudo serve` process: JSON unary calls as curl
 makes them, errors as Connect error JSON with the gRPC status's code, the API token, and WatchMatch as a Connect
-server stream; the same calls over gRPC answer the same."""
+server stream; the same calls over gRPC answer the same. What the web table builds on them: the legal actions after
+staged picks (Advisor.LegalActions on the seat's WatchMatch entries plus the picks) and the spectator's public view
+(GetObservation with public_view)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import signal
 import struct
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 
@@ -159,3 +162,78 @@ def test_the_api_token_and_the_flags(tmp_path):
     out = subprocess.run([sys.executable, "-m", "feudo_ai", "serve", "--no-http", "--no-grpc"], cwd=str(ROOT),
                          capture_output=True, text=True, timeout=60, env={**os.environ})
     assert out.returncode == 2 and "nothing to serve" in out.stderr
+
+
+def my_turn(http: str, seat: dict) -> dict:
+    """The seat's observation once it is to act (the server's bot may still be playing its answer)."""
+    for _ in range(200):
+        obs = post(f"{http}/feudo.v1.Matches/GetObservation", seat)[1]
+        if obs.get("legalActions") or obs.get("finished"):
+            return obs
+        time.sleep(0.05)
+    raise AssertionError(f"seat {seat['seat']} never got to act: {obs}")
+
+
+def test_staged_picks_get_the_legal_actions_the_match_then_has(server):
+    """What the web table does for a staged decision (R6 selection): the seat's WatchMatch entries plus the picks
+    it has staged, as a History, to Advisor.LegalActions; the answer is what the match offers once they are sent."""
+    _, http = server
+    _, created = post(f"{http}/feudo.v1.Matches/CreateMatch",
+                      {"setup": {"players": 2, "options": {"turns": 1}}, "seats": [{"external": True}, {"bot": "easy"}],
+                       "seed": 11})
+    match_id, token = created["matchId"], created["tokens"][0]["token"]
+    seat = {"matchId": match_id, "seat": 0, "token": token}
+    obs = my_turn(http, seat)
+    while obs["observation"]["phase"] != "PHASE_SELECT":  # the first legal action until the selection
+        status, _ = post(f"{http}/feudo.v1.Matches/SubmitAction", {**seat, "action": obs["legalActions"][0].get("id", 0),
+                                                                   "expectedActionCount": obs["actionCount"]})
+        assert status == 200
+        obs = my_turn(http, seat)
+    count = int(obs["actionCount"])
+    events, _ = stream(f"{http}/feudo.v1.Matches/WatchMatch", {**seat, "fromActionCount": "0"}, timeout_ms=1500)
+    entries = [{k: v for k, v in ev["entry"].items() if k != "phase"} for ev in events if "entry" in ev][:count]
+    assert len(entries) == count
+    staged = []
+    for _ in range(3):  # three Army Cards staged one by one, each checked against the match after sending it
+        pick = obs["legalActions"][-1]
+        staged.append({"player": 0, "action": pick["id"], "pick": True})
+        status, answer = post(f"{http}/feudo.v1.Advisor/LegalActions", {
+            "position": {"setup": obs["setup"], "history": {"entries": entries + staged}}, "seat": 0})
+        assert status == 200, answer
+        status, _ = post(f"{http}/feudo.v1.Matches/SubmitAction", {**seat, "action": pick["id"],
+                                                                   "expectedActionCount": obs["actionCount"]})
+        assert status == 200
+        obs = my_turn(http, seat)
+        assert answer["seatToAct"] and answer["phase"] == obs["observation"]["phase"]
+        assert [a["id"] for a in answer["actions"]] == [a["id"] for a in obs["legalActions"]]
+
+
+def test_the_public_view_is_a_seats_view_without_its_selection(server):
+    grpc_address, http = server
+    _, created = post(f"{http}/feudo.v1.Matches/CreateMatch",
+                      {"setup": {"players": 2}, "seats": [{"external": True}, {"bot": "easy"}], "seed": 12})
+    match_id, token = created["matchId"], created["tokens"][0]["token"]
+    seat = {"matchId": match_id, "seat": 0, "token": token}
+    obs = my_turn(http, seat)
+    while not (obs["observation"]["phase"] == "PHASE_SELECT" and obs["observation"].get("ownSelection")):
+        status, _ = post(f"{http}/feudo.v1.Matches/SubmitAction", {**seat, "action": obs["legalActions"][0].get("id", 0),
+                                                                   "expectedActionCount": obs["actionCount"]})
+        assert status == 200
+        obs = my_turn(http, seat)
+    # seat 0 has a card in its secret selection now (R6): the public view has the same facts, but not that card
+    status, public = post(f"{http}/feudo.v1.Matches/GetObservation", {"matchId": match_id, "publicView": True})
+    assert status == 200 and "legalActions" not in public and public["actionCount"] == obs["actionCount"]
+    mine = dict(obs["observation"])
+    assert mine.pop("ownSelection")["armyCards"] and mine.pop("seat", 0) == 0
+    assert public["observation"] == mine
+    # the same over gRPC; and what a public view may not be given
+    channel = grpc.insecure_channel(grpc_address)
+    stub = mpb_grpc.MatchesStub(channel)
+    answer = stub.GetObservation(mpb.GetObservationRequest(match_id=match_id, public_view=True))
+    assert not answer.observation.HasField("own_selection") and not answer.observation.HasField("seat")
+    for request, code, field in [({"matchId": match_id, "publicView": True, "token": token}, "invalid_argument", "token"),
+                                 ({"matchId": match_id, "publicView": True, "seat": 1}, "invalid_argument", "seat"),
+                                 ({"matchId": "nope", "publicView": True}, "not_found", "")]:
+        status, body = post(f"{http}/feudo.v1.Matches/GetObservation", request)
+        assert body["code"] == code and body["message"].startswith(field), body
+    channel.close()

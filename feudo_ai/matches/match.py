@@ -143,6 +143,19 @@ class Match:
         return {"match_id": self.id, "seat": seat, "action_count": self.action_count, "current_player": cp,
                 "finished": cp == TERMINAL, "observation": self.state.observation(seat), "legal_actions": legal}
 
+    def public_observation(self) -> dict[str, Any]:
+        """Seat 0's view with seat 0's own unrevealed selection removed as every other seat's is (R22): the
+        public facts only, which any spectator may see. ``seat`` stays 0 (the projection's frame): its
+        ``sel_army``/``sel_trade`` hold only cards turned face up."""
+        s = self.state
+        d = s.observation(0)
+        d["sel_army"][0] = [bool(s.revealed[0][t]) for t in range(s.game.num_tokens)]
+        if not s.trade_revealed[0]:
+            d["sel_trade"][0] = -1
+        cp = s.current_player()
+        return {"match_id": self.id, "seat": None, "action_count": self.action_count, "current_player": cp,
+                "finished": cp == TERMINAL, "observation": d, "legal_actions": []}
+
     def summary(self, state=None, count: int | None = None) -> dict[str, Any]:
         """Public facts for a list of matches (of ``state`` after ``count`` actions: a position not applied yet)."""
         s = self.state if state is None else state

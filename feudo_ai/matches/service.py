@@ -506,6 +506,13 @@ class MatchService:
             self._catch_up(m)
             return m.observation(seat)
 
+    def public_observation(self, match_id: str) -> dict[str, Any]:
+        """A spectator's view (R22): what every player sees, no seat's selection, no legal actions."""
+        m = self._match(match_id)
+        with m.lock:
+            self._catch_up(m)
+            return m.public_observation()
+
     def submit_action(self, match_id: str, seat: int, token: str, action: int,
                       expected_action_count: int) -> dict[str, Any]:
         """Apply ``action`` for ``seat``; returns ``{"action_count": n}``, n the count right after it."""

@@ -19,7 +19,7 @@ from feudo.v1 import game_pb2 as gpb
 from feudo.v1 import matches_pb2 as mpb
 from feudo.v1 import matches_pb2_grpc as mpb_grpc
 
-from ..matches.errors import MatchError, ResourceExhausted
+from ..matches.errors import InvalidArgument, MatchError, ResourceExhausted
 from ..matches.service import MatchService
 from ..matches.spec import MatchSetup
 from .convert import (event_to_proto, info_to_proto, observation_from_dict, request_from_setup, setup_from_game,
@@ -52,16 +52,29 @@ class MatchesServicer(mpb_grpc.MatchesServicer):
 
     def GetObservation(self, req: mpb.GetObservationRequest,
                        context: grpc.ServicerContext) -> mpb.GetObservationResponse:
-        current_call().set(match=req.match_id, seat=req.seat)
-        return self._observation(req.match_id, req.seat, req.token)
+        if req.public_view:  # a spectator's view: no seat, no token (as WatchMatch without a seat)
+            current_call().set(match=req.match_id, seat="public")
+            if req.seat or req.token:
+                raise InvalidArgument(f"{'seat' if req.seat else 'token'}: must be unset with public_view "
+                                      f"(a spectator's view is nobody's)")
+        else:
+            current_call().set(match=req.match_id, seat=req.seat)
+        return self._observation(req.match_id, req.seat, req.token, public_view=req.public_view)
 
-    def _observation(self, match_id: str, seat: int, token: str) -> mpb.GetObservationResponse:
-        o = self.service.get_observation(match_id, seat, token)
+    def _observation(self, match_id: str, seat: int, token: str,
+                     public_view: bool = False) -> mpb.GetObservationResponse:
+        if public_view:
+            o = self.service.public_observation(match_id)
+        else:
+            o = self.service.get_observation(match_id, seat, token)
         game = self.service.game_of(match_id)
         resp = mpb.GetObservationResponse(action_count=o["action_count"], finished=o["finished"],
                                           observation=observation_from_dict(game, o["observation"]),
                                           legal_actions=[info_to_proto(a["action"], a["text"], a["info"])
                                                          for a in o["legal_actions"]])
+        if public_view:  # the projection's frame seat holds only public cards: no own selection at all
+            resp.observation.ClearField("own_selection")
+            resp.observation.ClearField("seat")
         if o["current_player"] >= 0:
             resp.to_act = o["current_player"]
         resp.setup.CopyFrom(setup_from_game(game))  # the game only: never the match seed (it draws chance)

@@ -1,5 +1,5 @@
-// What the web app's pages share: calling the feudo.v1 services over the Connect protocol (JSON), and building DOM
-// elements.
+// What the web app's pages share: calling the feudo.v1 services over the Connect protocol (JSON: one request, one
+// answer; or a server stream of messages), and building DOM elements.
 
 export class RpcError extends Error {
   constructor(code, message) { super(`${code}: ${message}`); this.code = code; this.detail = message; }
@@ -25,4 +25,31 @@ export function h(tag, attrs = {}, ...kids) {
   }
   for (const kid of kids.flat()) if (kid != null) el.append(kid instanceof Node ? kid : String(kid));
   return el;
+}
+
+// One Connect server stream (application/connect+json envelopes): onMessage for each message; returns the
+// end-of-stream error ({code, message}) or null. A fetch error (the network, or `signal` aborted) is thrown.
+export async function serverStream(path, request, onMessage, signal) {
+  const enc = new TextEncoder(), dec = new TextDecoder();
+  const payload = enc.encode(JSON.stringify(request));
+  const body = new Uint8Array(5 + payload.length);
+  new DataView(body.buffer).setUint32(1, payload.length);
+  body.set(payload, 5);
+  const r = await fetch(path, { method: "POST", headers: { "Content-Type": "application/connect+json" }, body, signal });
+  const reader = r.body.getReader();
+  let buf = new Uint8Array(0);
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return null;
+    const joined = new Uint8Array(buf.length + value.length);
+    joined.set(buf); joined.set(value, buf.length); buf = joined;
+    while (buf.length >= 5) {
+      const n = new DataView(buf.buffer, buf.byteOffset).getUint32(1);
+      if (buf.length < 5 + n) break;
+      const flags = buf[0], msg = JSON.parse(dec.decode(buf.subarray(5, 5 + n)) || "{}");
+      buf = buf.slice(5 + n);
+      if (flags & 2) return msg.error || null;
+      if (onMessage(msg) === false) return null;
+    }
+  }
 }

@@ -262,10 +262,11 @@ function draw(c) {
   side.append(decision, tools, error, playersView(c),
     h("section", { class: "panel" }, h("h3", {}, `What happened (${game.history.entries.length} events)`),
       h("div", { class: "log", id: "companion-log", tabindex: 0 }, ...game.log.slice(-80).map(x => h("div", {}, x)))));
-  const svg = drawBoard(desc, o, onBoard, best, gs => {
+  for (const g of groups) g.best = g.id != null && g.id === best;
+  const svg = drawBoard(desc, o, { targets: onBoard, onPick: gs => {
     if (gs.length === 1) return choose(c, gs[0]);
     c.choices = gs; c.pending = null; draw(c);
-  });
+  } });
   c.view.replaceChildren(h("div", { class: "table companion" }, h("div", {}, h("h2", {}, `Companion: ${names[game.seat]} at a real table`), svg,
     h("p", { class: "muted" }, `Turn ${o.turn || 0} of ${desc.turns}. Highlighted: where the next event may happen; click it, or choose it in the list.`)), side));
   const log = document.getElementById("companion-log");
