@@ -98,13 +98,18 @@ def record_network(page) -> tuple[list, list]:
     return requests, responses
 
 
-def step(page) -> str:
-    """One click of the seat's turn if it has one: "end" (the match is over), "acted", or "idle"."""
+def step(page, unless: str | None = None) -> str:
+    """One click of the seat's turn if it has one: "end" (the match is over), "acted", or "idle". With `unless`,
+    a decision whose text holds it and that has targets on the board is left alone ("idle"): the caller plays it."""
     if page.query_selector("#end"):
         return "end"
-    # the first target looked up in one go (a redraw between two lookups would skip a kind of target)
-    target = page.evaluate_handle("sels => { for (const s of sels) { const el = document.querySelector(s); "
-                                  "if (el) return el; } return null; }", list(TARGETS)).as_element()
+    # the first target looked up in one go (a redraw between two lookups would skip a kind of target), and in the
+    # same go the decision it belongs to (a decision the caller keeps for itself is never clicked by chance)
+    target = page.evaluate_handle("([sels, unless]) => { const d = document.querySelector('#decision'); "
+                                  "if (unless && d && d.textContent.includes(unless) "
+                                  "&& document.querySelector('svg.board g.legal')) return null; "
+                                  "for (const s of sels) { const el = document.querySelector(s); "
+                                  "if (el) return el; } return null; }", [list(TARGETS), unless]).as_element()
     if target is None:
         return "idle"
     before = page.evaluate("document.body.dataset.ui")
@@ -430,7 +435,7 @@ def test_two_people_in_two_browsers_through_an_open_seat_and_a_spectator(server,
                 check_a_staged_attack(page, net_a[0])
                 attacked = True
                 continue
-            done = step(page)
+            done = step(page, unless="declare an attack" if name == "a" and not attacked else None)
             if done == "end":
                 ended.add(name)
             idle = idle and done != "acted"
