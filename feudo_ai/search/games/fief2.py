@@ -30,7 +30,7 @@ from engine.errors import StateError
 from ..answer import CardBelief
 
 __all__ = ["ObservedFief2Position", "PreparedFief2Position", "Fief2Adapter", "FIEF2", "seat_view", "unseen_cards",
-           "deal_hidden_hands", "hand_beliefs"]
+           "deal_hidden_hands", "hand_beliefs", "require"]
 
 _EXTRA_FIELDS = ("hand_counts", "deck_count", "seat", "current_player")  # in an observation, not in a state
 
@@ -230,8 +230,20 @@ class PreparedFief2Position:
             except ImportError as e:
                 raise ImportError(f"fief2._core is not built ({e}); run `python setup.py build_ext --inplace` in "
                                   f"the repository root") from None
-            self._core.append(_core.CoreState.from_reference(self.root))
+            self._core.append(_core.Fief2Core.from_state(self.root))
         return self._core[0]
+
+
+def require() -> Any:
+    """The compiled Fief 2 table's class (:class:`feudo_ai._fief2_game.Fief2Game`, over :mod:`fief2._core`).
+
+    :raises ImportError: it is not built (naming the command that builds it)."""
+    try:
+        from feudo_ai import _fief2_game
+    except ImportError as e:
+        raise ImportError(f"feudo_ai._fief2_game is not built ({e}); run `python setup.py build_ext --inplace` in "
+                          f"the repository root") from None
+    return _fief2_game.Fief2Game
 
 
 class Fief2Adapter:
@@ -288,13 +300,7 @@ class Fief2Adapter:
         return PreparedFief2Position(seat, root, observed.observation)
 
     def search_game(self, prepared: PreparedFief2Position, opts) -> Any:
-        try:
-            from feudo_ai import _fief2_game
-        except ImportError as e:
-            raise ImportError(f"feudo_ai._fief2_game is not built ({e}); run `python setup.py build_ext "
-                              f"--inplace` in the repository root") from None
-        return _fief2_game.Fief2Game(prepared.core(), prepared.seat, prepared.hand_counts,
-                                     playout_greedy=float(opts.playout_greedy))
+        return require()(prepared.core(), prepared.seat, temperature=float(opts.temperature))
 
     def beliefs(self, prepared: PreparedFief2Position, game: Any, counts: Sequence[int] | None,
                 worlds: int) -> tuple[CardBelief, ...]:
