@@ -12,7 +12,7 @@ from fief2 import sample_chance
 from fief2.state import CARDS, new_game
 from feudo_ai.bots.fief2_bots import family_value
 from feudo_ai.games import get_game
-from feudo_ai.search.games.fief2 import FIEF2, unseen_cards
+from feudo_ai.search.games.fief2 import unseen_cards
 
 
 def _built() -> bool:
@@ -190,3 +190,17 @@ def test_selfplay_command_plays_ismcts_against_greedy_and_random(capsys):
     assert main(["selfplay", "--game", "fief2", "--bots", "ismcts:iterations=30,greedy,random,random",
                  "--turns", "1"]) == 0
     assert "Winner" in capsys.readouterr().out
+
+
+def test_an_observation_or_a_compiled_state_gets_the_advice_of_the_full_state():
+    from fief2._core import Fief2Core
+    from feudo_ai.search.games.fief2 import ObservedFief2Position
+
+    st = _cards_decision(10)
+    seat = st.current_player()
+    opts = feudo_ai.SearchOptions(iterations=200, seed=3)
+    want = feudo_ai.advise(st, seat, opts)
+    for position in (ObservedFief2Position.from_state(st, seat), Fief2Core.from_state(st)):
+        got = feudo_ai.advise(position, seat, opts)
+        assert (got.best, got.plan, got.alternatives, got.beliefs) == (want.best, want.plan, want.alternatives,
+                                                                      want.beliefs)

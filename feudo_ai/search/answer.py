@@ -140,11 +140,12 @@ def split_budget(iterations: int | None, workers: int, i: int) -> int | None:
 
 def search_advice(probe: Any, seat: int, opts: SearchOptions, root_stats: Mapping[int, tuple[int, float]],
                   pv: list[tuple[int, str]], beliefs: tuple[CardBelief, ...], decision: str, *, iterations: int,
-                  nodes: int, elapsed: float, search_seconds: float, stopped_by: str | None, pool_full: bool, max_depth: int, worlds: int,
-                  worker_iterations: tuple[int, ...]) -> Advice:
+                  nodes: int, elapsed: float, search_seconds: float, stopped_by: str | None, pool_full: bool,
+                  max_depth: int, worlds: int, worker_iterations: tuple[int, ...]) -> Advice:
     """The :class:`Advice` of one search from ``probe`` (the seat's public root, the seat to act), whichever
     backend and game ran it (``beliefs`` labelled and ``decision`` named by the game's adapter): ``root_stats``
-    {action: (visits, reward sum of the seat)} merged over the workers, ``pv`` the seat's most visited line (its first action is replaced by the best one when they differ)."""
+    {action: (visits, reward sum of the seat)} merged over the workers, ``pv`` the seat's most visited line (its
+    first action is replaced by the best one when they differ)."""
     legal = probe.legal_actions()
     visits = {a: v for a, (v, _) in root_stats.items() if a in legal and v > 0}
     ranked = sorted(visits, key=lambda a: (-visits[a], -root_stats[a][1] / visits[a], a))

@@ -24,7 +24,8 @@ the two measures the algorithms alone.
 Honesty: the C search is given the prepared root, the seat's view (opponents' unrevealed selections removed),
 and the game's ``hide`` blanks those fields again in the root the search keeps, and its
 ``determinize`` overwrites them before every world is drawn, so the result depends only on what the seat may
-know, the options and the seed. ``sampler="weighted"`` draws the opponents' cards with the prior of
+know, the options and the seed (Fief 2 alike: the other families' hands, :mod:`feudo_ai.search.games.fief2`).
+``sampler="weighted"`` draws the opponents' cards with the prior of
 :class:`feudo_ai.sampler.WeightedSampler` instead of uniformly; the public constraints hold exactly either way.
 
 Default evaluation: ``playout="truncated"`` with ``playout_turns=0``: playout actions to the end of the current

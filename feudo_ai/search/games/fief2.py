@@ -287,6 +287,9 @@ class Fief2Adapter:
             if seat is not None and seat != position.seat:
                 raise ValueError(f"seat: the prepared position is seat {position.seat}'s, got {seat!r}")
             return position
+        if not isinstance(position, ObservedFief2Position) and not hasattr(position, "observation") \
+                and hasattr(position, "to_state"):
+            position = position.to_state()  # a compiled core's state (fief2._core.Fief2Core): its reference twin
         seat = self.check_to_act(position, seat)
         if isinstance(position, ObservedFief2Position):
             if seat != position.seat:
