@@ -265,6 +265,7 @@ ctypedef struct F2State:
     int8_t loc[F2_MAX_PERSONS]        # village
     int8_t onroad[F2_MAX_PERSONS]     # village it came from when on a road into loc (F26.3), else -1
     int8_t captor[F2_MAX_PERSONS]     # -1 free, else the holding family (F35)
+    int8_t conduct[F2_MAX_PERSONS]    # F35.4: former captor of a ransomed person (safe conduct), -1
     int8_t used[F2_MAX_PERSONS]       # movement counter (F25)
     int8_t spouse[F2_MAX_PERSONS]
     int8_t wed[F2_MAX_PERSONS]
@@ -287,6 +288,7 @@ ctypedef struct F2State:
     int8_t battle_lost[F2_MAX_VILLAGES]   # the defence lost a token there this turn (F9.4)
     int8_t won_by[F2_MAX_VILLAGES]        # family that led a winning attack there this turn (F53.2)
     uint64_t refused                      # set of villages refused to the moving family (F53.4)
+    uint64_t exit_refused[F2_MAX_FAMILIES]  # per family, the villages it was refused leaving this turn (F26.4)
     # --- fiefs and cards in play ------------------------------------------------------------------------
     int8_t title[F2_MAX_FIEFS]            # person holding it, -1
     int8_t pending[F2_MAX_FIEFS]          # family for which it is pending (F37), -1

@@ -56,6 +56,7 @@ cdef enum:
 
 cdef enum:
     SCRATCH = 256           # a list of villages, persons or fiefs (<= 64 + 1 entries)
+    F2_NEIGHBORS_SCRATCH = 64  # a list of neighbours (<= F2_MAX_NEIGHBORS)
 
 # ints of each frame kind (the reference's frame lengths, for the dump)
 FRAME_LEN = (4, 2, 3, 5, 0, 3, 3, 6, 7, 6, 4, 12, 4, 3, 16, 5, 4, 5, 3, 4, 5, 3, 5, 6)
@@ -626,6 +627,7 @@ cdef void _do_answer(const F2Game* g, F2State* s, const int64_t* fr, int kind, i
         s.cash[pf] -= m - from_escrow
         s.cash[cap] += m
         _release(g, s, p)
+        s.conduct[p] = cap  # F35.4: safe conduct from the former captor
 
 
 cdef int _card_targets(const F2Game* g, const F2State* s, int f, int c, int stage, int arg,
@@ -1339,9 +1341,21 @@ cdef bint _road_closed(const F2Game* g, const F2State* s, int f, int x, int w) n
 cdef int _destinations(const F2Game* g, const F2State* s, int f, int x, int mode, int64_t refmask,
                        int* out) noexcept nogil:
     """Villages a group of f may step to from x: mode 0 a step (F25-F26), 1 evacuation, 2 retreat (F27)."""
-    cdef int i, w, n = 0
+    cdef int i, w, n = 0, o, p, k
+    cdef int tmp[F2_MAX_PERSONS]
+    cdef bint conducted
     if _bw(g, s, x):
         return 0  # F16: nothing starts from a Bad Weather fief
+    o = _exit_blocked(g, s, f, x)
+    if o >= 0:
+        conducted = False
+        if mode == 0:
+            k = _movers(g, s, f, x, tmp)
+            for i in range(k):
+                if s.conduct[tmp[i]] == o:
+                    conducted = True
+        if not conducted:
+            return 0  # F26.4: refused once, f may not ask to leave x again this turn (F35.4: safe conduct may)
     for i in range(g.num_adj[x]):
         w = g.adj[x][i]
         if _road_closed(g, s, f, x, w):
@@ -1354,6 +1368,77 @@ cdef int _destinations(const F2Game* g, const F2State* s, int f, int x, int mode
                 continue
         if out != NULL:
             out[n] = w
+        n += 1
+    return n
+
+
+cdef int _exit_consent_from(const F2Game* g, const F2State* s, int f, int x) noexcept nogil:
+    """F26.4: the family whose consent f needs to step out of x (a Castle or City village owned by another
+    family that occupies it), else -1."""
+    cdef int o = s.owner[x]
+    if (s.castle[x] or s.city[x]) and o >= 0 and o != f and _occupies(g, s, o, x):
+        return o
+    return -1
+
+
+cdef int _exit_blocked(const F2Game* g, const F2State* s, int f, int x) noexcept nogil:
+    """F26.4: the owner of x when f was refused leaving x this turn and still needs its consent, else -1."""
+    cdef int o = _exit_consent_from(g, s, f, x)
+    return o if o >= 0 and f < F2_MAX_FAMILIES and (s.exit_refused[f] >> x) & 1 else -1
+
+
+cdef int _conduct_group(const F2Game* g, const F2State* s, const int64_t* fr) noexcept nogil:
+    """F35.4: the former captor whose villages a group only of safe-conducted persons (no ordinary Soldier, no
+    prisoner) leaves and crosses without consent; -1 if none (or if the persons' conducts differ)."""
+    cdef int p, held = -2
+    if fr[9] or not fr[4] or fr[5] or fr[6] or fr[7] or fr[8]:
+        return -1
+    for p in range(g.P):
+        if _mask_has(fr[4], p):
+            if held == -2:
+                held = s.conduct[p]
+            elif held != s.conduct[p]:
+                return -1
+    return held
+
+
+cdef bint _in_conduct(const F2Game* g, const F2State* s, int64_t pmask) noexcept nogil:
+    """F35.4: a person under safe conduct is in the group, so the group may not declare an assault."""
+    cdef int p
+    for p in range(g.P):
+        if _mask_has(pmask, p) and s.conduct[p] >= 0:
+            return True
+    return False
+
+
+cdef bint _no_declaration(const F2State* s, int f, int w) noexcept nogil:
+    """A step to w that declares no assault: w holds no Peasants, or f joins its own road assault there."""
+    cdef int a = _assault_of(s, f, w)
+    return not _mob_in(s, w) or (a >= 0 and s.assaults[a].frm >= 0)
+
+
+cdef int _step_persons(const F2Game* g, const F2State* s, int f, int x, int* out) noexcept nogil:
+    """Movers of f in x that may be in a step: after a refused exit (F26.4) only persons under safe conduct
+    from x's owner (F35.4); a person under safe conduct only if a step from x need declare no assault."""
+    cdef int o = _exit_blocked(g, s, f, x)
+    cdef int dests[F2_NEIGHBORS_SCRATCH]
+    cdef int movers[F2_MAX_PERSONS]
+    cdef int nd = _destinations(g, s, f, x, 0, 0, dests), nm = _movers(g, s, f, x, movers), i, j, p, n = 0
+    cdef bint ok
+    for i in range(nm):
+        p = movers[i]
+        if o >= 0 and s.conduct[p] != o:
+            continue
+        if s.conduct[p] >= 0:
+            ok = False
+            for j in range(nd):
+                if _no_declaration(s, f, dests[j]):
+                    ok = True
+                    break
+            if not ok:
+                continue
+        if out != NULL:
+            out[n] = p
         n += 1
     return n
 
@@ -1390,10 +1475,11 @@ cdef int _legal_move(const F2Game* g, const F2State* s, const int64_t* fr, int* 
     out[n] = _act(g, AK_WORD, W_END)
     n += 1
     for x in range(g.V):
-        if _movers(g, s, f, x, NULL) and _destinations(g, s, f, x, 0, 0, NULL):
+        if _step_persons(g, s, f, x, NULL) and _destinations(g, s, f, x, 0, 0, NULL):
             out[n] = _act(g, AK_GROUP, x)
             n += 1
-        if _occupies(g, s, f, x) and not _bw(g, s, x) and _assault_of(s, f, x) < 0:
+        if _occupies(g, s, f, x) and not _bw(g, s, x) and _assault_of(s, f, x) < 0 \
+                and not _conducted_at(g, s, f, x):  # F35.4: no assault declared under safe conduct
             for q in range(g.n):  # F26.5: inside assault
                 if q != f and _occupies(g, s, q, x):
                     out[n] = _act(g, AK_INSIDE, x * F2_MAX_FAMILIES + q)
@@ -1411,6 +1497,15 @@ cdef int _legal_move(const F2Game* g, const F2State* s, const int64_t* fr, int* 
     return n
 
 
+cdef bint _conducted_at(const F2Game* g, const F2State* s, int f, int x) noexcept nogil:
+    cdef int tmp[F2_MAX_PERSONS]
+    cdef int k = _free_at(g, s, f, x, False, tmp), i
+    for i in range(k):
+        if s.conduct[tmp[i]] >= 0:
+            return True
+    return False
+
+
 cdef bint _mob_can_move(const F2Game* g, const F2State* s, const int64_t* fr) noexcept nogil:
     """F18.2: the controller moves the mob up to 2 steps; F18.4: not once he is eliminated."""
     return (fr[1] == s.mob_ctrl and s.mob_n > 0 and s.mob_road == -1 and s.mob_v >= 0
@@ -1418,11 +1513,14 @@ cdef bint _mob_can_move(const F2Game* g, const F2State* s, const int64_t* fr) no
 
 
 cdef void _do_move(const F2Game* g, F2State* s, int64_t* fr, int kind, int x) noexcept nogil:
-    cdef int f = <int>fr[1], v, q, frm
+    cdef int f = <int>fr[1], v, q, frm, p
     cdef int64_t* nf
     if kind == AK_WORD and x == W_END:
         _mob_stop(g, s, fr)
         _pop(s)
+        for p in range(g.P):  # F35.4: the safe conduct lasts the family's next movement turn
+            if s.fam[p] == f:
+                s.conduct[p] = -1
         for v in range(g.V):  # F9.3: every village is checked once at the end of the turn
             _check_owner(g, s, v)
         _free_unescorted(g, s)
@@ -1479,7 +1577,7 @@ cdef int _legal_group(const F2Game* g, const F2State* s, const int64_t* fr, int*
     cdef int tmp[F2_MAX_PERSONS]
     cdef int assault_word
     if stage == 0:
-        k = _free_at(g, s, f, x, False, tmp) if mode else _movers(g, s, f, x, tmp)
+        k = _free_at(g, s, f, x, False, tmp) if mode else _step_persons(g, s, f, x, tmp)
         for i in range(k):
             p = tmp[i]
             if not _mask_has(pmask, p):
@@ -1509,22 +1607,25 @@ cdef int _legal_group(const F2Game* g, const F2State* s, const int64_t* fr, int*
         A = _allowance(g, s, pmask)
         for p in range(g.P):
             if s.captor[p] == f and s.loc[p] == x and s.onroad[p] == -1 and not _mask_has(fr[8], p) \
-                    and (mode or s.used[p] < A):
+                    and (mode or s.used[p] < A) \
+                    and (mode or _exit_blocked(g, s, f, x) < 0):  # F26.4: only a safe-conducted group leaves
                 out[n] = _act(g, AK_PRISONER, p)
                 n += 1
         return n
     if stage == 5:
         k = _destinations(g, s, f, x, mode, fr[11], tmp)
         for i in range(k):
-            out[n] = _act(g, AK_VILLAGE, tmp[i])
-            n += 1
+            if mode or not _in_conduct(g, s, pmask) or _no_declaration(s, f, tmp[i]):  # F35.4
+                out[n] = _act(g, AK_VILLAGE, tmp[i])
+                n += 1
         if mode:
             out[n] = _act(g, AK_WORD, W_STOP)
             n += 1
         return n
     w = <int>fr[10]
     a = _assault_of(s, f, w)
-    can_assault = not _bw(g, s, w) and (a < 0 or s.assaults[a].frm >= 0)
+    can_assault = not _bw(g, s, w) and (a < 0 or s.assaults[a].frm >= 0) and \
+        not (_in_conduct(g, s, pmask) and a < 0)
     assault_word = _act(g, AK_WORD, W_JOIN_ASSAULT if a >= 0 else W_ASSAULT)
     if stage == 8:
         out[n] = _act(g, AK_WORD, W_ASK_CONSENT)
@@ -1551,7 +1652,7 @@ cdef bint _auto_group(const F2Game* g, F2State* s, int64_t* fr) noexcept nogil:
     if stage == 1 or stage == 2 or stage == 3:
         u = stage - 1
         skip = (mode and u > 0) or (not mode and (u >= _allowance(g, s, fr[4]) or s.sold[f][x][u] == 0)) \
-            or (mode and _sold_sum(s, f, x) == 0)
+            or (mode and _sold_sum(s, f, x) == 0) or (not mode and _exit_blocked(g, s, f, x) >= 0)
         if skip:
             fr[3] += 1
             return True
@@ -1563,6 +1664,16 @@ cdef bint _auto_group(const F2Game* g, F2State* s, int64_t* fr) noexcept nogil:
         return False
     if stage == 5 and not mode and not _destinations(g, s, f, x, 0, 0, NULL):
         _pop(s)
+        return True
+    if stage == 9 and s.answer >= 0:
+        granted = s.answer
+        s.answer = -1
+        if granted:
+            fr[3] = 10
+            _do_group(g, s, fr, AK_VILLAGE, <int>fr[10])
+        else:  # F26.4: the step is not made and costs nothing; no new request to leave x this turn
+            s.exit_refused[f] |= (<uint64_t>1) << x
+            _pop(s)
         return True
     if stage == 6 and s.answer >= 0:
         granted = s.answer
@@ -1596,8 +1707,9 @@ cdef bint _free_entry(const F2Game* g, const F2State* s, int f, int w) noexcept 
 
 
 cdef void _do_group(const F2Game* g, F2State* s, int64_t* fr, int kind, int x) noexcept nogil:
-    cdef int f = <int>fr[1], stage = <int>fr[3], mode = <int>fr[9], u, k, w
+    cdef int f = <int>fr[1], stage = <int>fr[3], mode = <int>fr[9], u, k, w, o
     cdef int64_t fc[F2_FRAME]
+    cdef int64_t* nf
     if stage == 0:
         if kind == AK_WORD:  # persons done
             fr[3] = 1
@@ -1613,17 +1725,28 @@ cdef void _do_group(const F2Game* g, F2State* s, int64_t* fr, int kind, int x) n
             fr[3] = 5
         else:
             fr[8] |= (<int64_t>1) << x
-    elif stage == 5:
+    elif stage == 5 or stage == 10:
         if kind == AK_WORD:  # stop
             _pop(s)
             return
         w = x
         fr[10] = w
+        o = _exit_consent_from(g, s, f, <int>fr[2])
+        if stage == 5 and o >= 0 and _conduct_group(g, s, fr) != o:
+            # F26.4: exit consent for each step out (F35.4 needs none); entering goes on once granted
+            fr[3] = 9
+            s.answer = -1
+            nf = _push(s, FR_CONSENT)
+            nf[1] = f
+            nf[2] = o
+            nf[3] = fr[2]
+            return
         if mode == 0 and _mob_in(s, w):  # F26.1: a road assault on the mob
             _copy_frame(fc, fr)
             _pop(s)
             _declare(g, s, f, w, <int>fc[2], -1, fc)
-        elif _free_entry(g, s, f, w):
+        elif _free_entry(g, s, f, w) or (s.owner[w] >= 0 and _conduct_group(g, s, fr) == s.owner[w]):
+            # (F35.4: safe conduct crosses the former captor's villages without consent)
             _copy_frame(fc, fr)
             _pop(s)
             _step(g, s, fc, w)
@@ -1732,12 +1855,21 @@ cdef void _declare(const F2Game* g, F2State* s, int f, int w, int frm, int targe
 # FR_RETREAT: [kind, family, village, refused mask, waiting, destination]
 
 cdef void _do_retreat(const F2Game* g, F2State* s, int64_t* fr, int kind, int x) noexcept nogil:
-    cdef int f = <int>fr[1], v = <int>fr[2]
+    cdef int f = <int>fr[1], v = <int>fr[2], o
     cdef int64_t* nf
     if kind == AK_WORD:  # stop
         _pop(s)
         return
     fr[5] = x
+    o = _exit_consent_from(g, s, f, v)
+    if o >= 0:  # F26.4 (F27.2 chooses as F27.1: with exit consent)
+        fr[4] = 2
+        s.answer = -1
+        nf = _push(s, FR_CONSENT)
+        nf[1] = f
+        nf[2] = o
+        nf[3] = v
+        return
     if _free_entry(g, s, f, x):
         _pop(s)
         _retreat_to(g, s, f, v, x)
@@ -1752,6 +1884,26 @@ cdef void _do_retreat(const F2Game* g, F2State* s, int64_t* fr, int kind, int x)
 
 cdef bint _auto_retreat(const F2Game* g, F2State* s, int64_t* fr) noexcept nogil:
     cdef int granted, f, v, w
+    cdef int64_t* nf
+    if fr[4] == 2 and s.answer >= 0:  # F26.4: the exit answer
+        granted = s.answer
+        s.answer = -1
+        f, w = <int>fr[1], <int>fr[5]
+        fr[4] = 0
+        if not granted:  # the step is not made; only "stop" is left (F2-D10)
+            s.exit_refused[f] |= (<uint64_t>1) << fr[2]
+        elif _free_entry(g, s, f, w):
+            v = <int>fr[2]
+            _pop(s)
+            _retreat_to(g, s, f, v, w)
+        else:
+            fr[4] = 1
+            s.answer = -1
+            nf = _push(s, FR_CONSENT)
+            nf[1] = f
+            nf[2] = _master(g, s, w)
+            nf[3] = w
+        return True
     if fr[4] and s.answer >= 0:
         granted = s.answer
         s.answer = -1
@@ -1964,6 +2116,8 @@ cdef bint _auto_battle(const F2Game* g, F2State* s, int64_t* fr) noexcept nogil:
     if st == B_JOIN:
         if not fr[13]:
             fr[4] = B_CALM
+            if _popcount(fr[11]) >= 2:  # a combined defence (F53.17)
+                _garrison_protection(g, s, fr)
             return True
         return False
     if fr[15] == 0 and st != B_ROLL and st != B_LOSS and st != B_END and \
@@ -1984,6 +2138,8 @@ cdef bint _auto_battle(const F2Game* g, F2State* s, int64_t* fr) noexcept nogil:
                     fr[4] = B_END
                     return True
                 fr[10] = fams[0]
+                if att != F2_MOB and not fr[7]:  # a road assault's defence (F30.2) was combined
+                    _garrison_protection(g, s, fr)
         if fr[10] == F2_MOB or fr[5] >= _def_families(g, s, fr, fams):
             fr[4] = B_ATT
             return True
@@ -2070,6 +2226,21 @@ cdef void _setup_sides(const F2Game* g, F2State* s, int64_t* fr) noexcept nogil:
             if q != att and q != m and (s.garrison[v] >> q) & 1 and m >= 0 and s.allied[m][q] \
                     and _occupies(g, s, q, v) and _assault_of(s, q, v) < 0:
                 fr[13] |= (<int64_t>1) << q
+
+
+cdef inline int _popcount(int64_t m) noexcept nogil:
+    cdef int i, k = 0
+    for i in range(64):
+        k += (m >> i) & 1
+    return k
+
+
+cdef void _garrison_protection(const F2Game* g, F2State* s, int64_t* fr) noexcept nogil:
+    """F53.17 (over F30.5): in a combined defence the protection belongs to every defending family that stood in V
+    at the first assault (V's garrison, F30.1), whichever family leads after a retreat."""
+    cdef int v = <int>fr[1], lead = <int>fr[10]
+    cdef bint protected = s.first_owner[v] == lead or (0 <= lead < g.n and (s.garrison[v] >> lead) & 1)
+    fr[8] = _row(g, s, v) if protected else g.pips_open
 
 
 cdef int _lead_family(const F2Game* g, const F2State* s, int v, const int* fams, int n) noexcept nogil:
@@ -2539,6 +2710,7 @@ cdef void _kill(const F2Game* g, F2State* s, const int* persons, int n, bint in_
         s.onroad[p] = -1
         s.captor[p] = -1
         s.used[p] = 0
+        s.conduct[p] = -1
         s.wed[p] = 0
         if p == s.king:
             _king_dies(g, s)
@@ -3076,9 +3248,13 @@ cdef void _end_turn(const F2Game* g, F2State* s) noexcept nogil:
     for f in range(n):
         if s.alive[f]:
             before |= 1 << f
-    for f in range(n):  # (a) F49
-        if (before >> f) & 1 and _tokens_total(g, s, f) == 0:
-            _eliminate(g, s, f)
+    if s.step == 0:
+        for f in range(n):  # (a) F49
+            if (before >> f) & 1 and _tokens_total(g, s, f) == 0:
+                _eliminate(g, s, f)
+        if s.stack_len:  # F49: who receives a retained title is chosen before the victory check (b)
+            s.step = 1
+            return
     for f in range(n):
         if s.alive[f]:
             alive |= 1 << f
@@ -3135,6 +3311,8 @@ cdef void _end_turn(const F2Game* g, F2State* s) noexcept nogil:
     for p in range(g.P):
         s.used[p] = 0
     for f in range(n):
+        s.exit_refused[f] = 0  # F26.4: "this turn"
+    for f in range(n):
         for v in range(g.V):
             tot = _sold_sum(s, f, v)
             s.sold[f][v][0] = tot
@@ -3176,7 +3354,8 @@ cdef int _victors(const F2Game* g, const F2State* s) noexcept nogil:
 cdef void _eliminate(const F2Game* g, F2State* s, int f) noexcept nogil:
     """F49: hand to the deck pool, money to the bank, alliances end, retained titles to the King (or the
     Regent) or the supply, villages unowned, a mob it controlled stops."""
-    cdef int q, y, heir, v, u, p
+    cdef int q, y, v, u, p, k
+    cdef int heirs[2]
     s.alive[f] = 0
     s.hand_len[f] = 0
     memset(s.hands[f], 0, sizeof(s.hands[f]))
@@ -3189,9 +3368,15 @@ cdef void _eliminate(const F2Game* g, F2State* s, int f) noexcept nogil:
             s.retained[y] = -1
             s.pending[y] = -1
             s.esc_wait[y] = 0
-            heir = s.queen if s.regent else s.king
-            if heir >= 0 and _free(s, heir):
-                _receive_title(g, s, y, heir, f)
+            if s.regent and s.queen >= 0:  # F38.3: her family chooses the Regent or the young King
+                heirs[0] = s.queen
+                k = 1
+                if s.king >= 0:
+                    heirs[1] = s.king
+                    k = 2
+                _offer_title(g, s, s.fam[s.queen], y, heirs, k, f)
+            elif s.king >= 0 and _free(s, s.king):
+                _receive_title(g, s, y, s.king, f)
     for v in range(g.V):
         if s.owner[v] == f:
             s.owner[v] = -1
@@ -3912,6 +4097,7 @@ cdef void _fill(F2State* s, object st, int C) except *:
         s.winners |= 1 << f
     for p in range(P):
         s.fam[p], s.loc[p], s.onroad[p], s.captor[p] = st.fam[p], st.loc[p], st.onroad[p], st.captor[p]
+        s.conduct[p] = st.conduct[p]
         s.used[p], s.spouse[p], s.wed[p], s.bishop[p] = st.used[p], st.spouse[p], st.wed[p], st.bishop[p]
         s.cardinal[p], s.darc[p], s.votes[p], s.escrow[p] = st.cardinal[p], st.darc[p], st.votes[p], st.escrow[p]
     for v in range(V):
@@ -3921,6 +4107,10 @@ cdef void _fill(F2State* s, object st, int C) except *:
         s.battle_lost[v], s.won_by[v] = st.battle_lost[v], st.won_by[v]
     for v in st.refused:
         s.refused |= (<uint64_t>1) << v
+    for f in range(n):
+        for v in range(V):
+            if st.exit_refused[f][v]:
+                s.exit_refused[f] |= (<uint64_t>1) << v
     for y in range(NF):
         s.title[y], s.pending[y], s.pend_spouse[y] = st.title[y], st.pending[y], st.pend_spouse[y]
         s.pend_seq[y], s.retained[y], s.capital[y] = st.pend_seq[y], st.retained[y], st.capital[y]
@@ -4104,6 +4294,7 @@ cdef class Fief2Core:
             "seen_cards": [_bits(s.seen_cards[f], C) for f in range(n)],
             "fam": [s.fam[p] for p in range(P)], "loc": [s.loc[p] for p in range(P)],
             "onroad": [s.onroad[p] for p in range(P)], "captor": [s.captor[p] for p in range(P)],
+            "conduct": [s.conduct[p] for p in range(P)],
             "used": [s.used[p] for p in range(P)], "spouse": [s.spouse[p] for p in range(P)],
             "wed": [bool(s.wed[p]) for p in range(P)], "bishop": [s.bishop[p] for p in range(P)],
             "cardinal": [bool(s.cardinal[p]) for p in range(P)], "darc": [bool(s.darc[p]) for p in range(P)],
@@ -4130,6 +4321,7 @@ cdef class Fief2Core:
             "mob_held": [bool(s.mob_held[v]) for v in range(V)],
             "battle_lost": [bool(s.battle_lost[v]) for v in range(V)], "won_by": [s.won_by[v] for v in range(V)],
             "refused": [v for v in range(V) if (s.refused >> v) & 1],
+            "exit_refused": [[bool((s.exit_refused[f] >> v) & 1) for v in range(V)] for f in range(n)],
             "calm_bishop": s.calm_bishop, "tally": [s.tally[f] for f in range(n)],
             "winners": [f for f in range(n) if (s.winners >> f) & 1],
             "stack": [[s.stack[i][j] for j in range(FRAME_LEN[s.stack[i][0]])] for i in range(s.stack_len)],
