@@ -22,7 +22,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def extensions():
-    pyx = sorted(p for pkg in ("engine", "feudo_ai") for p in (HERE / pkg).glob("*.pyx"))
+    pyx = sorted(p for pkg in ("engine", "feudo_ai", "fief2") for p in (HERE / pkg).glob("*.pyx"))
     if not pyx:
         return []
     import numpy

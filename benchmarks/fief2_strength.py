@@ -3,12 +3,16 @@
     python benchmarks/fief2_strength.py --json                      # greedy vs 3 random, 100 games (4 players)
     python benchmarks/fief2_strength.py --a medium --b easy --games 40 --json
     python benchmarks/fief2_strength.py --games 100 --jobs 2 --json --save benchmarks/results/fief2_greedy_vs_random.json
+    python benchmarks/fief2_strength.py --a ismcts:seconds=0.1 --b greedy,random --games 8 --jobs 1 --json
+
 
 A pairing "A vs B" is a ``feudo arena --game fief2 --format gauntlet`` run: A sits in one seat and B in all the
 others, every deal (game seed: every dealt card and die) is played from each of A's seats (seat-rotated), so
 ``--games`` is rounded up to a multiple of the number of players. A's score per game is its F51 return (1 for a
 sole win, 1/k for a k-way shared win); its fair share is 1/players. The bots are deterministic by seed, so a run is
-reproducible from its seed.
+reproducible from its seed (a search bot with a time limit, e.g. ``ismcts:seconds=0.1``, depends on the machine's
+speed too). ``--b`` may name several bots (``greedy,random``): one pairing each, in ``results`` (``result`` is the
+first).
 """
 
 from __future__ import annotations
@@ -48,7 +52,8 @@ def pairing(a: str, b: str, players: int, games: int, seed: int, jobs: int | Non
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--a", default="greedy", help="the bot in one seat (default greedy)")
-    ap.add_argument("--b", default="random", help="the bot in every other seat (default random)")
+    ap.add_argument("--b", default="random", help="the bot in every other seat (default random); several, "
+                    "comma-separated: one pairing each")
     ap.add_argument("--players", type=int, default=4, help="players, 3-6 (default 4)")
     ap.add_argument("--games", type=int, default=100, help="games, rounded up to whole deals x seats (default 100)")
     ap.add_argument("--seed", type=int, default=2000, help="seed of the deals (default 2000)")
@@ -57,8 +62,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
     ap.add_argument("--save", default=None, help="also write the JSON to this file")
     args = ap.parse_args(argv)
-    result = {"benchmark": "fief2_strength",
-              "result": pairing(args.a, args.b, args.players, args.games, args.seed, args.jobs, args.turns)}
+    opponents = [b for b in args.b.split(",") if b]
+    if not opponents:
+        ap.error("--b: expected one or more bot names")
+    results = [pairing(args.a, b, args.players, args.games, args.seed, args.jobs, args.turns) for b in opponents]
+    result = {"benchmark": "fief2_strength", "result": results[0], "results": results}
     with_provenance(result, args)
     text = json.dumps(result, indent=2)
     if args.save:
@@ -66,9 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(text)
     else:
-        r = result["result"]
-        print(f"{r['pairing']}: {r['a_win_rate']} of {r['games']} games, Wilson 95% {r['a_wilson95']}, "
-              f"fair share {r['fair_share']}")
+        for r in results:
+            print(f"{r['pairing']}: {r['a_win_rate']} of {r['games']} games, Wilson 95% {r['a_wilson95']}, "
+                  f"fair share {r['fair_share']}")
     return 0
 
 

@@ -34,9 +34,11 @@ def check_invariants(st) -> None:
     for p in range(g.P):
         if st.fam[p] < 0:
             assert st.spouse[p] < 0 and st.captor[p] < 0 and st.bishop[p] < 0 and not st.darc[p]
+            assert st.conduct[p] < 0, f"safe conduct (F35.4) on a dead person {p}"
             continue
         assert 0 <= st.loc[p] < g.V, f"person {p} nowhere"
         assert st.captor[p] != st.fam[p]
+        assert st.conduct[p] < 0 or st.captor[p] < 0, f"prisoner {p} under safe conduct (F35.4)"
         s = st.spouse[p]
         if s >= 0:
             assert st.spouse[s] == p and st.fam[s] >= 0 and st.male(s) != st.male(p), f"bad marriage {p}-{s}"

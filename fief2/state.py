@@ -98,13 +98,14 @@ class Game:
 
 # state fields, in to_dict order; all ints, bools, or (nested) lists of them
 _FIELDS = ("turn", "phase", "step", "first", "alive", "cash", "hands", "discards_seen", "seen_cards",
-           "fam", "loc", "onroad", "captor", "used", "spouse", "wed", "bishop", "cardinal", "darc", "escrow",
+           "fam", "loc", "onroad", "captor", "conduct", "used", "spouse", "wed", "bishop", "cardinal", "darc", "escrow",
            "sold", "owner", "castle", "city", "mills", "presses",
            "title", "pending", "pend_spouse", "pend_seq", "retained", "capital", "esc_wait",
            "bad_weather", "famine", "tax", "tithe", "king", "queen", "prince", "regent", "regency_end", "kg", "qg",
            "mob_v", "mob_n", "mob_road", "mob_ctrl", "revolt_card", "allied",
            "assaults", "stamp", "garrison", "first_owner", "mob_held", "battle_lost", "won_by", "refused",
-           "calm_bishop", "tally", "winners", "stack", "dice", "aims", "answer", "cand", "votes", "seq", "history_len")
+           "exit_refused", "calm_bishop", "tally", "winners", "stack", "dice", "aims", "answer", "cand", "votes", "seq",
+           "history_len")
 
 
 class State:
@@ -127,6 +128,7 @@ class State:
         self.loc = [-1] * P
         self.onroad = [-1] * P  # village the person came from when standing on a road into loc (F26.3)
         self.captor = [-1] * P  # -1 free, else the holding family (F35)
+        self.conduct = [-1] * P  # F35.4: the former captor of a ransomed person, until its family's next move ends
         self.used = [0] * P  # movement counter (F25)
         self.spouse = [-1] * P
         self.wed = [False] * P  # ever married (F12: d'Arc needs never married or widowed... F44)
@@ -178,6 +180,7 @@ class State:
         self.battle_lost = [False] * V  # the defence lost a token in a battle at V this turn (F9.4)
         self.won_by = [-1] * V  # family that led a winning attack at V this turn (F53.2)
         self.refused: list[int] = []  # villages refused to the moving family this movement turn (F53.4)
+        self.exit_refused = [[False] * V for _ in range(n)]  # F26.4: f was refused leaving v this turn
         self.calm_bishop = -1  # the Bishop who calmed the mob in the current battle (F18.5)
         self.tally = [0] * n  # F50
         self.winners: list[int] = []
@@ -936,6 +939,7 @@ class State:
             self.cash[pf] -= m - from_escrow
             self.cash[cap] += m
             self._release(p)
+            self.conduct[p] = cap  # F35.4: safe conduct from the former captor
 
     # ---- what a card may be played on (F12) ----------------------------------------------------------
     def _card_targets(self, f: int, c: int, stage: int, arg: int) -> list[int]:
@@ -1400,6 +1404,9 @@ class State:
         """Villages a group of f may step to from x: mode 0 a step (F25-F26), 1 evacuation, 2 retreat (F27)."""
         if self.bw(x):
             return []  # F16: nothing starts from a Bad Weather fief
+        o = self._exit_blocked(f, x)
+        if o >= 0 and not (mode == 0 and any(self.conduct[p] == o for p in self._movers(f, x))):
+            return []  # F26.4: refused once, f may not ask to leave x again this turn (F35.4: safe conduct may)
         out = []
         for w in self.game.map.adj[x]:
             if self._road_closed(f, x, w):
@@ -1412,6 +1419,46 @@ class State:
                     continue
             out.append(w)
         return out
+
+    def _exit_consent_from(self, f: int, x: int) -> int:
+        """F26.4: the family whose consent f needs to step out of x (a Castle or City village owned by another
+        family that occupies it; that owner is master(x), and answers even while the mob attacks x), else -1."""
+        o = self.owner[x]
+        if (self.castle[x] or self.city[x]) and o >= 0 and o != f and self.occupies(o, x):
+            return o
+        return -1
+
+    def _exit_blocked(self, f: int, x: int) -> int:
+        """F26.4: the owner of x when f was refused leaving x this turn and still needs its consent, else -1."""
+        o = self._exit_consent_from(f, x)
+        return o if o >= 0 and self.exit_refused[f][x] else -1
+
+    def _conduct_group(self, fr: list[int]) -> int:
+        """F35.4: the former captor whose villages the group of frame fr leaves and crosses without consent: in its
+        family's movement turn, a group only of persons under safe conduct from that one family (their Guards go
+        with them), with no ordinary Soldier and no prisoner, since those tokens would still need consent; else -1."""
+        persons = self._decode_mask(fr[4])
+        if fr[9] or not persons or fr[5] or fr[6] or fr[7] or fr[8]:
+            return -1
+        held = {self.conduct[p] for p in persons}
+        return held.pop() if len(held) == 1 else -1
+
+    def _in_conduct(self, pmask: int) -> bool:
+        """F35.4: a person under safe conduct is in the group, so the group may not declare an assault."""
+        return any(self.conduct[p] >= 0 for p in self._decode_mask(pmask))
+
+    def _no_declaration(self, f: int, w: int) -> bool:
+        """A step to w that declares no assault: w holds no Peasants, or f joins its own road assault there."""
+        a = self._assault_of(f, w)
+        return not self.mob_in(w) or (a is not None and a[2] >= 0)
+
+    def _step_persons(self, f: int, x: int) -> list[int]:
+        """Movers of f in x that may be in a step: after a refused exit (F26.4) only persons under safe conduct
+        from x's owner (F35.4); a person under safe conduct only if a step from x need declare no assault."""
+        o = self._exit_blocked(f, x)
+        dests = self._destinations(f, x, 0, 0)
+        return [p for p in self._movers(f, x) if (o < 0 or self.conduct[p] == o)
+                and (self.conduct[p] < 0 or any(self._no_declaration(f, w) for w in dests))]
 
     def _movers(self, f: int, x: int) -> list[int]:
         """Free persons of f in x that may still lead a step (F25: used < allowance)."""
@@ -1431,9 +1478,10 @@ class State:
         g, L, f = self.game, self.game.layout, fr[1]
         out = [L.word("END")]
         for x in range(g.V):
-            if self._movers(f, x) and self._destinations(f, x, 0, 0):
+            if self._step_persons(f, x) and self._destinations(f, x, 0, 0):
                 out.append(L.a("group", x))
-            if self.occupies(f, x) and not self.bw(x) and self._assault_of(f, x) is None:
+            if self.occupies(f, x) and not self.bw(x) and self._assault_of(f, x) is None \
+                    and not any(self.conduct[p] >= 0 for p in self.free_at(f, x)):  # F35.4: no assault declared
                 for q in range(self.num_players):  # F26.5: inside assault
                     if q != f and self.occupies(q, x):
                         out.append(L.a("inside", x * L.MAX_FAMILIES + q))
@@ -1457,6 +1505,8 @@ class State:
         if kind == "word" and word == "END":
             self._mob_stop(fr)
             self.stack.pop()
+            for p in self.persons_of(f):  # F35.4: the safe conduct lasts the family's next movement turn
+                self.conduct[p] = -1
             for v in range(self.game.V):  # F9.3: every village is checked once at the end of the turn
                 self._check_owner(v)
             self._free_unescorted()
@@ -1488,6 +1538,9 @@ class State:
 
     # ---- a group and its step (F25) ------------------------------------------------------------------
     # FR_GROUP: [kind, family, from, stage, persons mask, k0, k1, k2, prisoners mask, mode, destination, refused]
+    # stages: 0 persons, 1-3 soldiers by counter, 4 prisoners, 5 destination, 6 waiting for entry consent,
+    # 7 refused (turn back or assault), 8 ask consent or assault, 9 waiting for exit consent (F26.4),
+    # 10 exit granted, entering
     def _allowance(self, pmask: int) -> int:
         rs = self.game.ruleset
         return rs.darc_allowance if any(self.darc[p] for p in self._decode_mask(pmask)) else rs.allowance
@@ -1496,7 +1549,7 @@ class State:
         L = self.game.layout
         f, x, stage, pmask, mode = fr[1], fr[2], fr[3], fr[4], fr[9]
         if stage == 0:
-            cands = self.free_at(f, x) if mode else self._movers(f, x)
+            cands = self.free_at(f, x) if mode else self._step_persons(f, x)
             out = [L.a("person", p) for p in cands if not pmask >> p & 1]
             if pmask and (mode or all(self.used[p] < self._allowance(pmask) for p in self._decode_mask(pmask))):
                 out.append(L.word("PERSONS_DONE"))
@@ -1509,16 +1562,18 @@ class State:
             out = [L.word("PRISONERS_DONE")]
             A = self._allowance(pmask)
             out += [L.a("prisoner", p) for p in range(self.game.P) if self.captor[p] == f and self.loc[p] == x
-                    and self.onroad[p] == -1 and not fr[8] >> p & 1 and (mode or self.used[p] < A)]
+                    and self.onroad[p] == -1 and not fr[8] >> p & 1 and (mode or self.used[p] < A)
+                    and (mode or self._exit_blocked(f, x) < 0)]  # F26.4: only a safe-conducted group leaves
             return out
         if stage == 5:
-            out = [L.a("village", w) for w in self._destinations(f, x, mode, fr[11])]
+            out = [L.a("village", w) for w in self._destinations(f, x, mode, fr[11])
+                   if mode or not self._in_conduct(pmask) or self._no_declaration(f, w)]  # F35.4
             if mode:
                 out.append(L.word("STOP"))
             return out
         w = fr[10]
         a = self._assault_of(f, w)
-        can_assault = not self.bw(w) and (a is None or a[2] >= 0)
+        can_assault = not self.bw(w) and (a is None or a[2] >= 0) and not (self._in_conduct(pmask) and a is None)
         assault_word = L.word("JOIN_ASSAULT") if a is not None else L.word("ASSAULT")
         if stage == 8:
             return [L.word("ASK_CONSENT")] + ([assault_word] if can_assault else [])
@@ -1531,7 +1586,7 @@ class State:
         if stage in (1, 2, 3):
             u = stage - 1
             skip = (mode and u > 0) or (not mode and (u >= self._allowance(fr[4]) or self.sold[f][x][u] == 0)) \
-                or (mode and sum(self.sold[f][x]) == 0)
+                or (mode and sum(self.sold[f][x]) == 0) or (not mode and self._exit_blocked(f, x) >= 0)
             if skip:
                 fr[3] += 1
                 return True
@@ -1543,6 +1598,15 @@ class State:
             return False
         if stage == 5 and not mode and not self._destinations(f, x, 0, 0):  # pragma: no cover - guarded by legality
             self.stack.pop()
+            return True
+        if stage == 9 and self.answer >= 0:
+            granted, self.answer = self.answer, -1
+            if granted:
+                fr[3] = 10
+                self._do_group(fr, "village", fr[10], "")
+            else:  # F26.4: the step is not made and costs nothing; no new request to leave x this turn
+                self.exit_refused[f][x] = True
+                self.stack.pop()
             return True
         if stage == 6 and self.answer >= 0:
             granted, self.answer = self.answer, -1
@@ -1587,17 +1651,24 @@ class State:
                 fr[3] = 5
             else:
                 fr[8] |= 1 << x
-        elif stage == 5:
+        elif stage in (5, 10):
             if word == "STOP":
                 self.stack.pop()
                 return
             w = x
             fr[10] = w
+            o = self._exit_consent_from(f, fr[2])
+            if stage == 5 and o >= 0 and self._conduct_group(fr) != o:
+                # F26.4: exit consent for each step out (F35.4 needs none); entering goes on once granted
+                fr[3] = 9
+                self.answer = -1
+                self._push(FR_CONSENT, f, o, fr[2])
+                return
             if mode == 0 and self.mob_in(w):  # F26.1: a road assault on the mob
                 self.stack.pop()
                 self._declare(f, w, fr[2], -1, fr)
-            elif self._free_entry(f, w):
-                self.stack.pop()
+            elif self._free_entry(f, w) or (self.owner[w] >= 0 and self._conduct_group(fr) == self.owner[w]):
+                self.stack.pop()  # (F35.4: safe conduct crosses the former captor's villages without consent)
                 self._step(fr, w)
             elif mode == 0 and not self.bw(w):
                 fr[3] = 8
@@ -1677,13 +1748,19 @@ class State:
             self._push(FR_EVAC, victim, w)  # F27.1
 
     # ---- retreat (F27.2) -----------------------------------------------------------------------------
-    # FR_RETREAT: [kind, family, village, refused mask, waiting, destination]
+    # FR_RETREAT: [kind, family, village, refused mask, waiting (1 entry consent, 2 exit consent), destination]
     def _do_retreat(self, fr: list[int], kind: str, x: int, word: str) -> None:
         f, v = fr[1], fr[2]
         if word == "STOP":
             self.stack.pop()
             return
         fr[5] = x
+        o = self._exit_consent_from(f, v)
+        if o >= 0:  # F26.4 (F27.2 chooses as F27.1: with exit consent)
+            fr[4] = 2
+            self.answer = -1
+            self._push(FR_CONSENT, f, o, v)
+            return
         if self._free_entry(f, x):
             self.stack.pop()
             self._retreat_to(f, v, x)
@@ -1693,6 +1770,20 @@ class State:
             self._push(FR_CONSENT, f, self.master(x), x)
 
     def _auto_retreat(self, fr: list[int]) -> bool:
+        if fr[4] == 2 and self.answer >= 0:  # F26.4: the exit answer
+            granted, self.answer = self.answer, -1
+            f, x = fr[1], fr[5]
+            fr[4] = 0
+            if not granted:  # the step is not made; only "stop" is left (F2-D10)
+                self.exit_refused[f][fr[2]] = True
+            elif self._free_entry(f, x):
+                self.stack.pop()
+                self._retreat_to(f, fr[2], x)
+            else:
+                fr[4] = 1
+                self.answer = -1
+                self._push(FR_CONSENT, f, self.master(x), x)
+            return True
         if fr[4] and self.answer >= 0:
             granted, self.answer = self.answer, -1
             fr[4] = 0
@@ -1827,6 +1918,8 @@ class State:
         if st == B_JOIN:
             if not fr[13]:
                 fr[4] = B_CALM
+                if bin(fr[11]).count("1") >= 2:  # a combined defence (F53.17)
+                    self._garrison_protection(fr)
                 return True
             return False
         if fr[15] == 0 and st not in (B_ROLL, B_LOSS, B_END) and (self._att_force(fr) == 0 or self._def_force(fr) == 0):
@@ -1844,6 +1937,8 @@ class State:
                     fr[4] = B_END
                     return True
                 fr[10] = fams[0]
+                if att != MOB and not fr[7]:  # a road assault's defence (F30.2) was combined
+                    self._garrison_protection(fr)
             if fr[10] == MOB or fr[5] >= len(self._def_families(fr)):
                 fr[4] = B_ATT
                 return True
@@ -1909,6 +2004,14 @@ class State:
             fr[13] = sum(1 << q for q in range(self.num_players)
                          if q not in (att, m) and self.garrison[v] >> q & 1 and self.allied[m][q]
                          and self.occupies(q, v) and self._assault_of(q, v) is None)
+
+    def _garrison_protection(self, fr: list[int]) -> None:
+        """F53.17 (over F30.5's "the defence leader's family owned V"): in a combined defence the protection belongs
+        to every defending family that stood in V at the first assault (V's garrison, F30.1), whichever family leads
+        after a retreat; so the defence takes losses on the Castle/City row while such a family leads it."""
+        v, lead = fr[1], fr[10]
+        protected = self.first_owner[v] == lead or (0 <= lead < self.num_players and self.garrison[v] >> lead & 1)
+        fr[8] = self._row(v) if protected else self.game.ruleset.pips_per_loss["open"]
 
     def _lead_family(self, v: int, fams: list[int]) -> int:
         o = self.owner[v]
@@ -2229,6 +2332,7 @@ class State:
                 self.spouse[s] = -1
             self.spouse[p] = -1
             self.fam[p], self.loc[p], self.onroad[p], self.captor[p], self.used[p] = -1, -1, -1, -1, 0
+            self.conduct[p] = -1
             self.wed[p] = False
             if p == self.king:
                 self._king_dies()
@@ -2590,9 +2694,13 @@ class State:
         rs, g = self.game.ruleset, self.game
         n = self.num_players
         before = [f for f in range(n) if self.alive[f]]
-        for f in before:  # (a) F49
-            if self.tokens_total(f) == 0:
-                self._eliminate(f)
+        if self.step == 0:
+            for f in before:  # (a) F49
+                if self.tokens_total(f) == 0:
+                    self._eliminate(f)
+            if self.stack:  # F49: who receives a retained title is chosen before the victory check (b)
+                self.step = 1  # (whoever chooses is alive, so ``before`` is not needed when this resumes)
+                return
         alive = [f for f in range(n) if self.alive[f]]
         over = False
         if not rs.scored_turns:  # (b) F48
@@ -2622,6 +2730,7 @@ class State:
         # (f) counters reset, the First Player card passes
         for p in range(g.P):
             self.used[p] = 0
+        self.exit_refused = [[False] * g.V for _ in range(n)]  # F26.4: "this turn"
         for f in range(n):
             for v in range(g.V):
                 s = self.sold[f][v]
@@ -2654,8 +2763,9 @@ class State:
         return []
 
     def _eliminate(self, f: int) -> None:
-        """F49: hand to the deck pool, money to the bank, alliances end, retained titles to the King (or the
-        Regent) or the supply, villages unowned, a mob it controlled stops."""
+        """F49: hand to the deck pool, money to the bank, alliances end, retained titles to the King (during a
+        Regency, the Regent or the young King, her family's choice as F38.3) or the supply, villages unowned, a mob
+        it controlled stops."""
         self.alive[f] = False
         self.hands[f] = []
         self.cash[f] = 0
@@ -2665,9 +2775,11 @@ class State:
             if self.retained[y] == f or self.pending[y] == f:
                 self.retained[y] = self.pending[y] = -1
                 self.esc_wait[y] = 0
-                heir = self.queen if self.regent else self.king
-                if heir >= 0 and self.free(heir):
-                    self._receive_title(y, heir, f)
+                if self.regent and self.queen >= 0:  # F38.3: her family chooses the Regent or the young King
+                    heirs = [self.queen] + ([self.king] if self.king >= 0 else [])
+                    self._offer_title(self.fam[self.queen], y, heirs, f)
+                elif self.king >= 0 and self.free(self.king):
+                    self._receive_title(y, self.king, f)
         for v in range(self.game.V):
             if self.owner[v] == f:
                 self.owner[v] = -1

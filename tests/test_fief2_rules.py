@@ -346,6 +346,297 @@ def test_f26_assault_waits_on_the_road_then_f29_battle():
     assert st.captor[p1] == 0 and st.owner[v2] == 0 and st.onroad[p0] == -1
 
 
+def _guests_in_a_castle(st):
+    """Family 0's L01 with 2 Soldiers stands in V02, a Castle village owned and occupied by family 1 (L02 and 3
+    Soldiers); family 0 keeps 6 Soldiers at home in V01."""
+    v1, v2 = vid(st, "V01"), vid(st, "V02")
+    st.loc[pid(st, "L01")] = st.loc[pid(st, "L02")] = v2
+    st.sold[0][v1], st.sold[0][v2] = [6, 0, 0, 0], [2, 0, 0, 0]
+    st.sold[1][vid(st, "V06")], st.sold[1][v2] = [0, 0, 0, 0], [3, 0, 0, 0]
+    st.castle[v2], st.owner[v2] = True, 1
+    return v2
+
+
+def _step_out_of_v02(st, to="V03"):
+    act(st, "group at V02")
+    act(st, "person L01")
+    act(st, "persons done")
+    act(st, "soldiers used 0: 2")
+    act(st, f"village {to}")
+
+
+def test_f26_4_exit_refused_step_not_made_costs_nothing_and_not_asked_again():
+    st = board()
+    v2 = _guests_in_a_castle(st)
+    p0 = pid(st, "L01")
+    _move_turn(st)
+    _step_out_of_v02(st)
+    assert st.current_player() == 1 and set(texts(st)) == {"accept", "refuse"}  # the Castle's owner answers
+    assert st.loc[p0] == v2  # nothing moved before the answer
+    act(st, "refuse")
+    assert st.current_player() == 0
+    assert st.loc[p0] == v2 and st.used[p0] == 0 and st.sold[0][v2] == [2, 0, 0, 0]  # not made, no cost
+    assert not any(t.startswith("group at V02") for t in texts(st))  # P may not ask to leave W again this turn
+    assert "group at V01 Aubignac" not in texts(st)  # (no person at home: nothing else to move)
+    act(st, "end")
+    st.phase, st.stack = END_TURN, []
+    st._settle()  # a new turn: the refusal was for one turn only
+    _move_turn(st)
+    assert "group at V02 Belves" in texts(st)
+
+
+def test_f26_4_exit_granted_the_step_is_made():
+    st = board()
+    v3 = vid(st, "V03")
+    _guests_in_a_castle(st)
+    p0 = pid(st, "L01")
+    _move_turn(st)
+    _step_out_of_v02(st)
+    act(st, "accept")
+    assert st.loc[p0] == v3 and st.used[p0] == 1 and st.sold[0][v3] == [0, 2, 0, 0]
+    assert st.current_player() == 0 and st.stack[-1][0] == FR_MOVE
+
+
+@pytest.mark.parametrize("case", ["open village", "owner not there", "own castle"])
+def test_f26_4_no_exit_consent_outside_an_occupied_castle_or_city_of_another(case):
+    st = board()
+    v2, v3 = _guests_in_a_castle(st), vid(st, "V03")
+    p0 = pid(st, "L01")
+    if case == "open village":
+        st.castle[v2] = False
+    elif case == "owner not there":
+        st.loc[pid(st, "L02")], st.sold[1][v2] = vid(st, "V06"), [0, 0, 0, 0]
+    else:
+        st.owner[v2] = 0
+    _move_turn(st)
+    _step_out_of_v02(st)
+    assert st.loc[p0] == v3 and st.current_player() == 0  # moved at once, nobody asked
+
+
+def _inside_assault_by_the_owner(st):
+    """Family 1 turns on its guests (F26.5) in its Castle V02; family 0 is offered evacuation (F27.1)."""
+    _move_turn(st, 1)
+    act(st, "inside assault at V02 Belves on family 0")
+    assert st.current_player() == 0 and "group at V02 Belves" in texts(st)
+
+
+def test_f26_4_evacuation_step_needs_exit_consent():
+    st = board()
+    v2 = _guests_in_a_castle(st)
+    _inside_assault_by_the_owner(st)
+    act(st, "group at V02")
+    act(st, "person L01")
+    act(st, "persons done")
+    act(st, "soldiers used 0: 2")
+    act(st, "village V03")
+    assert st.current_player() == 1 and set(texts(st)) == {"accept", "refuse"}
+    act(st, "refuse")
+    assert st.current_player() == 0 and texts(st) == ["end"]  # no further request to leave this turn
+    assert st.loc[pid(st, "L01")] == v2
+
+
+def test_f26_4_retreat_needs_exit_consent():
+    st = board()
+    v2 = _guests_in_a_castle(st)
+    _inside_assault_by_the_owner(st)
+    act(st, "end")  # no evacuation
+    act(st, "end")  # family 1's movement ends
+    st.stack, st.phase, st.step = [], COMBAT, 0
+    st._settle()
+    assert st.stack[-1][0] == FR_BATTLE and st.current_player() == 0
+    act(st, "retreat")
+    act(st, "village V03")
+    assert st.current_player() == 1 and set(texts(st)) == {"accept", "refuse"}
+    act(st, "refuse")
+    assert texts(st) == ["stop"] and st.loc[pid(st, "L01")] == v2
+    act(st, "stop")
+    assert st.current_player() == 0 and set(texts(st)) == {"fight on", "surrender"}  # retreat no longer offered
+
+
+def test_f26_4_retreat_granted_leaves_with_every_token():
+    st = board()
+    v3 = vid(st, "V03")
+    _guests_in_a_castle(st)
+    _inside_assault_by_the_owner(st)
+    act(st, "end")
+    act(st, "end")
+    st.stack, st.phase, st.step = [], COMBAT, 0
+    st._settle()
+    act(st, "retreat")
+    act(st, "village V03")
+    act(st, "accept")
+    assert st.loc[pid(st, "L01")] == v3 and sum(st.sold[0][v3]) == 2
+
+
+def _ransomed_in_the_captors_castle(st, soldiers=0):
+    """L01 (family 0) is a prisoner of family 1 in V02, a Castle village family 1 owns and occupies (L02, 3
+    Soldiers); family 0 pays 100 for him in the Negotiations (F42) and family 1 accepts. Family 0 may have some of
+    its own Soldiers there as guests. Then family 0's movement turn of the next turn begins."""
+    v1, v2 = vid(st, "V01"), vid(st, "V02")
+    p0 = pid(st, "L01")
+    _guests_in_a_castle(st)
+    st.sold[0][v1], st.sold[0][v2] = [8 - soldiers, 0, 0, 0], [soldiers, 0, 0, 0]
+    st.captor[p0] = 1
+    st.stack = [[FR_NEGO, 0, 0, 0]]
+    st._legal = None
+    act(st, "ransom L01")
+    act(st, "amount 100")
+    assert st.current_player() == 1
+    act(st, "accept")
+    assert st.captor[p0] == -1 and st.cash == [200, 400, 300]
+    _move_turn(st)
+    return v2
+
+
+def test_f35_4_safe_conduct_leaves_the_former_captors_castle_without_consent():
+    st = board()
+    _ransomed_in_the_captors_castle(st)
+    p0, v3 = pid(st, "L01"), vid(st, "V03")
+    st.owner[v3], st.sold[1][v3] = 1, [1, 0, 0, 0]  # the next village is the former captor's too, occupied
+    act(st, "group at V02")
+    act(st, "person L01")
+    act(st, "persons done")
+    act(st, "village V03")
+    assert st.loc[p0] == v3 and st.current_player() == 0  # left and entered: nobody was asked
+    act(st, "group at V03")
+    act(st, "person L01")
+    act(st, "persons done")
+    act(st, "village V04")
+    assert st.loc[p0] == vid(st, "V04") and st.used[p0] == 2
+
+
+def test_f35_4_safe_conduct_is_the_persons_not_its_soldiers():
+    st = board()
+    _ransomed_in_the_captors_castle(st, soldiers=2)
+    act(st, "group at V02")
+    act(st, "person L01")
+    act(st, "persons done")
+    act(st, "soldiers used 0: 2")
+    act(st, "village V03")
+    assert st.current_player() == 1 and set(texts(st)) == {"accept", "refuse"}  # Soldiers need exit consent
+
+
+def test_f35_4_safe_conduct_group_may_not_declare_an_assault():
+    st = board()
+    v2 = _ransomed_in_the_captors_castle(st)
+    assert not any(t.startswith("inside assault at V02") for t in texts(st))  # not on the former captor there
+    v3 = vid(st, "V03")
+    st.owner[v3], st.sold[2][v3] = 2, [4, 0, 0, 0]  # a third family's village: consent is needed as usual
+    act(st, "group at V02")
+    act(st, "person L01")
+    act(st, "persons done")
+    act(st, "village V03")
+    assert texts(st) == ["ask consent"]
+    act(st, "ask consent")
+    act(st, "refuse")
+    assert texts(st) == ["turn back"]
+    act(st, "turn back")
+    assert st.loc[pid(st, "L01")] == v2 and st.assaults == []
+
+
+def test_f35_4_safe_conduct_ends_with_the_familys_next_movement_turn():
+    st = board()
+    _ransomed_in_the_captors_castle(st)
+    act(st, "end")
+    assert st.conduct[pid(st, "L01")] == -1
+    _move_turn(st)
+    act(st, "group at V02")
+    act(st, "person L01")
+    act(st, "persons done")
+    act(st, "village V03")
+    assert st.current_player() == 1  # exit consent again (F26.4)
+
+
+def test_f35_4_safe_conduct_leaves_after_the_familys_exit_was_refused():
+    st = board()
+    v2 = _ransomed_in_the_captors_castle(st, soldiers=2)
+    p5 = pid(st, "L05")
+    st.fam[p5], st.loc[p5] = 0, v2
+    act(st, "group at V02")
+    act(st, "person L05")
+    act(st, "persons done")
+    act(st, "soldiers used 0: 2")
+    act(st, "village V03")
+    act(st, "refuse")  # F26.4: family 0 may not ask to leave V02 again this turn
+    act(st, "group at V02")
+    assert texts(st) == ["person L01 Aymeric"]  # only the safe-conducted person, who needs no consent
+    act(st, "person L01")
+    act(st, "persons done")
+    assert texts(st)[0].startswith("village")  # no Soldiers or prisoners offered: they would need consent
+    act(st, "village V03")
+    assert st.loc[pid(st, "L01")] == vid(st, "V03") and st.loc[p5] == v2 and sum(st.sold[0][v2]) == 2
+
+
+def _road_assault_on_a_castle(st, garrison, first_owner, defence):
+    """Family 0 (L01 and 6 Soldiers) waits on the road V01-V02 in a road assault on V02, a Castle village owned by
+    family 1; families 1 and 2 are allied. ``defence`` maps a family to its Soldiers in V02 (with its person: L02
+    for family 1, L03 for family 2); ``garrison`` and ``first_owner`` are what stood in V02, and who owned it, when
+    that assault was declared (F30.1, F30.5). Returns the state at the first decision of the Combat phase."""
+    v1, v2 = vid(st, "V01"), vid(st, "V02")
+    p0 = pid(st, "L01")
+    st.loc[p0], st.onroad[p0] = v2, v1
+    st.sold[0][v1] = [2, 0, 0, 0]
+    for f, person, home in ((1, "L02", "V06"), (2, "L03", "V19")):
+        st.sold[f][vid(st, home)] = [0, 0, 0, 0]
+        if f in defence:
+            st.loc[pid(st, person)] = v2
+            st.sold[f][v2] = [defence[f], 0, 0, 0]
+    st.castle[v2], st.owner[v2] = True, 1
+    st.allied[1][2] = st.allied[2][1] = True
+    st.assaults = [[0, v2, v1, -1, 6]]
+    st.stamp[v2], st.garrison[v2], st.first_owner[v2] = 1, sum(1 << f for f in garrison), first_owner
+    st.stack, st.phase, st.step = [], COMBAT, 0
+    st._settle()
+    return v2
+
+
+def _roll(st, *faces):
+    for d in faces:
+        assert st.is_chance_node()
+        st.apply_action(st.game.layout.a("die", d - 1))
+
+
+def test_f30_5_lone_defender_that_did_not_own_the_village_is_unprotected():
+    # F30.5: family 1 stood in V02 but did not own it when the assault was declared, and defends alone: Open row
+    st = board()
+    v2 = _road_assault_on_a_castle(st, garrison=(1,), first_owner=-1, defence={1: 2})
+    act(st, "fight on")  # family 1
+    act(st, "fight on")  # family 0, the attacker
+    _roll(st, 1, 3, 3)  # defence: force 3, one die; attack: force 7, two dice summing 6
+    assert sum(st.sold[1][v2]) == 0 and st.fam[pid(st, "L02")] == -1  # 6 pips // 2 = 3 losses: all three
+
+
+def test_f53_17_combined_defence_protected_while_a_garrison_family_leads():
+    # family 1 leads without having owned V02 at the first assault (F30.5 alone: Open row); family 2 joins; both
+    # stood there: F53.17 gives the combined defence the Castle's protection
+    st = board()
+    v2 = _road_assault_on_a_castle(st, garrison=(1, 2), first_owner=-1, defence={1: 1, 2: 1})
+    assert st.current_player() == 2
+    act(st, "join defence")
+    act(st, "fight on")  # family 1
+    act(st, "fight on")  # family 2
+    act(st, "fight on")  # family 0
+    _roll(st, 1, 3, 3)  # defence: force 4, one die; attack: two dice summing 6
+    # Castle row: 6 // 3 = 2 losses, one each (F33.2: most fighting tokens, ties to the leader); no person dies
+    assert sum(st.sold[1][v2]) == 0 and sum(st.sold[2][v2]) == 0
+    assert st.fam[pid(st, "L02")] == 1 and st.fam[pid(st, "L03")] == 2
+
+
+def test_f53_17_protection_follows_the_garrison_family_that_leads_after_a_retreat():
+    # family 1 leads but was not in V02 at the first assault (not protected); family 2, which was, joins. Family 1
+    # retreats: family 2 now leads the defence, protected (F53.17)
+    st = board()
+    v2, v3 = _road_assault_on_a_castle(st, garrison=(2,), first_owner=-1, defence={1: 1, 2: 2}), vid(st, "V03")
+    act(st, "join defence")
+    act(st, "retreat")  # family 1
+    act(st, "village V03")
+    assert st.loc[pid(st, "L02")] == v3 and st.current_player() == 2
+    act(st, "fight on")  # family 2, now leading
+    act(st, "fight on")  # family 0
+    _roll(st, 1, 3, 3)  # defence: force 3, one die; attack: two dice summing 6
+    assert sum(st.sold[2][v2]) == 0 and st.fam[pid(st, "L03")] == 2  # Castle row: 2 losses, the Soldiers only
+
+
 def test_f28_dice_by_force_and_losses_per_pips():
     st = board()
     assert [st.dice_for(f) for f in (0, 1, 6, 7, 12, 13, 40)] == [0, 1, 1, 2, 2, 3, 3]
@@ -471,9 +762,52 @@ def test_f49_family_without_tokens_is_eliminated():
     st = board()
     st.sold[2] = [[0, 0, 0, 0] for _ in range(st.game.V)]
     st._kill([pid(st, "L03")])
-    st.phase, st.stack = END_TURN, []
+    st.phase, st.step, st.stack = END_TURN, 0, []
     st._settle()
     assert not st.alive[2] and st.owner[vid(st, "V19")] == -1
+
+
+def _regency_and_an_heirless_family(st, prince=True):
+    """Family 2 has no token left and retains the Barony AUB (F38.4). L13 (family 1) is Queen and Regent; with
+    ``prince`` the young King is L05 of family 0, else there is no King. Family 1 holds FER and BEL (L02)."""
+    q, k, p2 = pid(st, "L13"), pid(st, "L05"), pid(st, "L03")
+    st.fam[q], st.loc[q] = 1, vid(st, "V06")
+    st.queen, st.qg, st.regent, st.kg = q, 10, True, 20
+    st.turn, st.regency_end = 3, 6
+    if prince:
+        st.fam[k], st.loc[k], st.king = 0, vid(st, "V01"), k
+    st.fam[p2], st.loc[p2] = -1, -1
+    st.sold[2] = [[0, 0, 0, 0] for _ in range(st.game.V)]
+    st.retained[fid(st, "AUB")] = 2
+    st.title[fid(st, "FER")] = st.title[fid(st, "BEL")] = pid(st, "L02")
+    st.phase, st.step, st.stack = END_TURN, 0, []
+    st._settle()
+    assert not st.alive[2]
+
+
+def test_f49_retained_titles_regent_family_chooses_the_young_king():
+    st = board()
+    _regency_and_an_heirless_family(st)
+    assert st.current_player() == 1 and texts(st) == ["person L05 Enguerrand", "person L13 Isabeau"]
+    act(st, "person L05")
+    y = fid(st, "AUB")
+    assert st.title[y] == pid(st, "L05") and st.fief_family(y) == 0
+    assert all(st.owner[v] == 0 for v in st.game.map.fief_villages[y])  # F38: the fief's villages follow
+    assert not st.is_terminal() and st.turn == 4  # the end of turn went on after the choice
+
+
+def test_f49_retained_titles_regent_herself_chosen_before_the_victory_check():
+    st = board()
+    _regency_and_an_heirless_family(st)
+    act(st, "person L13")
+    # F48 (checked after F49): family 1 holds the Queen card and now three fiefs, so it wins at the end of this turn
+    assert st.title[fid(st, "AUB")] == pid(st, "L13") and st.is_terminal() and st.winners == [1]
+
+
+def test_f49_retained_titles_regency_without_prince_go_to_the_regent():
+    st = board()
+    _regency_and_an_heirless_family(st, prince=False)  # nobody else to choose: F38.3's only heir
+    assert st.title[fid(st, "AUB")] == pid(st, "L13") and st.winners == [1]
 
 
 def test_f50_scored_game_tallies_every_five_turns_and_ends():

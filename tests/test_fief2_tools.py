@@ -24,7 +24,8 @@ def play(specs, seed: int, turns: int = 2):
 # ---------------------------------------------------------------------------------------------------- registry
 def test_registry_names_both_games_with_their_bots():
     assert GAME_NAMES == ("feudo", "fief2")
-    assert set(FIEF2.bots) == {"random", "greedy", "easy", "medium"} and FIEF2.levels == ("easy", "medium")
+    assert set(FIEF2.bots) == {"random", "greedy", "easy", "medium", "ismcts", "pimc"}
+    assert FIEF2.levels == ("easy", "medium")
     assert (FIEF2.min_players, FIEF2.max_players, FIEF2.record_format) == (3, 6, "fief2-game/1")
     feudo = get_game(None)
     assert feudo.name == "feudo" and "ismcts" in feudo.bots and (feudo.min_players, feudo.max_players) == (2, 4)
@@ -33,8 +34,8 @@ def test_registry_names_both_games_with_their_bots():
 
 
 def test_a_feudo_bot_asked_for_fief2_is_named_with_the_flag():
-    with pytest.raises(ValueError, match=r"--bots: 'ismcts' is a Feudo bot, not a Fief 2 one; Fief 2 bots"):
-        FIEF2.make_bot("ismcts", 1)
+    with pytest.raises(ValueError, match=r"--bots: 'ismcts-v1' is a Feudo bot, not a Fief 2 one; Fief 2 bots"):
+        FIEF2.make_bot("ismcts-v1", 1)
     with pytest.raises(ValueError, match="--bots: unknown bot 'nobody'"):
         FIEF2.make_bot("nobody", 1)
     with pytest.raises(ValueError, match="greedy has no parameter depth; known: epsilon"):
@@ -103,7 +104,7 @@ def test_selfplay_one_game_prints_the_game(capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--bots", "ismcts"], "--bots: 'ismcts' is a Feudo bot, not a Fief 2 one"),
+    (["--bots", "ismcts-py"], "--bots: 'ismcts-py' is a Feudo bot, not a Fief 2 one"),
     (["--players", "2"], "--players: Fief 2 is for 3-6 players, got 2"),
     (["--virulent"], "--virulent: a Feudo option, not for --game fief2"),
     (["--map", "default"], "--map: a Feudo option, not for --game fief2"),
@@ -132,8 +133,8 @@ def test_arena_errors_and_feudo_configs_unchanged(capsys):
     from feudo_ai.arena.schedule import TournamentConfig
 
     assert "game" not in TournamentConfig(bots=("greedy", "random")).to_dict()  # Feudo fingerprints as before
-    assert main(["arena", "--game", "fief2", "--bots", "ismcts,random", "--turns", "1", "--jobs", "1"]) == 2
-    assert "--bots: entrant 'ismcts': 'ismcts' is a Feudo bot" in capsys.readouterr().err
+    assert main(["arena", "--game", "fief2", "--bots", "ismcts-v1,random", "--turns", "1", "--jobs", "1"]) == 2
+    assert "--bots: entrant 'ismcts-v1': 'ismcts-v1' is a Feudo bot" in capsys.readouterr().err
     assert main(["arena", "--game", "fief2", "--bots", "greedy,random", "--players", "7"]) == 2
     assert "--players: Fief 2 is for 3-6 players, got 7" in capsys.readouterr().err
     assert main(["arena", "--game", "fief2", "--bots", "greedy,random", "--virulent"]) == 2

@@ -125,6 +125,13 @@ class ISMCTSBot(AdviceBot):
             else:
                 self._bank += 1.0
 
+    def picks_ahead(self, state) -> int:
+        """The seat's further decisions that the search of this one plans whole and pays for in advance: the
+        rest of a secret selection (R6) in Feudo."""
+        if getattr(state, "phase", None) == Phase.SELECT:
+            return _picks_left(state) - 1
+        return 0
+
     def _banked(self, opts: SearchOptions, state=None) -> SearchOptions:
         """``bank``: the budget of the decisions played from a plan goes to the next search (at most
         :data:`BANK_CAP` decisions' worth at once), so the bot thinks as long in a game as one that searches every
@@ -133,8 +140,8 @@ class ISMCTSBot(AdviceBot):
         budget of all its picks (the first Army Card's and one for each other card to pick)."""
         extra = 0.0
         self._prepaid = 0
-        if self.bank and state is not None and getattr(state, "phase", None) == Phase.SELECT:
-            self._prepaid = _picks_left(state) - 1
+        if self.bank and state is not None:
+            self._prepaid = self.picks_ahead(state)
             extra = float(self._prepaid)
         if not self._bank and not extra:
             return opts

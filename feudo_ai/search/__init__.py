@@ -1,6 +1,7 @@
 """The search: :func:`advise` (one entry point, any position, the settings of :mod:`feudo_ai.settings`) over two
 backends, the C MO-ISMCTS / PIMC (:mod:`.c_backend`) and the readable Python reference (:mod:`.python_backend`);
-positions prepared once (:mod:`.position`); the answer (:mod:`.answer`)."""
+each game behind its adapter (:mod:`.games`: Feudo's positions prepared once by :mod:`.position`, Fief 2's by
+:mod:`.games.fief2`); the answer (:mod:`.answer`)."""
 
 from .advise import advise
 from .answer import Advice, Alternative, CardBelief, PlannedAction, SearchStats

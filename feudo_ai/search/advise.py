@@ -29,13 +29,12 @@ from __future__ import annotations
 import threading
 from dataclasses import replace
 
-from engine.state import Phase
-
 from feudo_ai.settings import Backend, SearchOptions
 
 from . import c_backend, python_backend
 from .answer import Advice, PlannedAction, deadline_of, derive_seed, now
-from .position import Position, PreparedPosition, prepare
+from .games import adapter_for
+from .position import Position, PreparedPosition
 
 __all__ = ["advise"]
 
@@ -65,11 +64,16 @@ def advise(position: Position | PreparedPosition, seat: int | None = None, optio
     opts.validate()
     if cancel is not None and not isinstance(cancel, threading.Event):
         raise ValueError(f"cancel: expected a threading.Event, got {type(cancel).__name__}")
-    prepared = prepare(position, seat)
+    adapter = adapter_for(position)
+    if str(opts.backend) not in adapter.backends:
+        raise ValueError(f"backend: {adapter.name} is searched by the {' or '.join(adapter.backends)} backend, "
+                         f"got {opts.backend}")
+    prepared = adapter.prepare(position, seat)
     seat, decision = prepared.seat, prepared.decision
 
-    # The whole decision: the first search's principal variation; a selection cut short by a small budget is
-    # completed by searching again after the picks found so far (the seat's own picks, known to it).
+    # The whole decision: the first search's principal variation; a decision that asks the seat for more after it
+    # (a selection cut short by a small budget) is completed by searching again after the plan so far (the seat's
+    # own actions, known to it), then, when time is up, by the adapter's completion.
     run = c_backend.search_prepared if opts.backend == Backend.C else python_backend.search_prepared
     deadline = deadline_of(opts, started)
     plan: list[PlannedAction] = []
@@ -95,24 +99,15 @@ def advise(position: Position | PreparedPosition, seat: int | None = None, optio
         if first is None:
             first = one
         plan.extend(one.plan)
-        if decision != "selection":
-            break
-        state = current.root.clone()
-        for p in one.plan:
-            state.apply_action(p.action)
-        if state.phase != Phase.SELECT or state.current_player() != seat:
+        rest = adapter.unfinished(current, [p.action for p in one.plan])
+        if rest is None:
             break
         if stopped_by == "cancelled" or (deadline is not None and now() >= deadline):
             break
-        current = current.after(p.action for p in one.plan)
-    if decision == "selection":
-        # a cancelled or out-of-time search still answers a whole selection: the most visited picks are completed
-        # by the first legal pick (ascending, as the engine asks for them)
-        while state.phase == Phase.SELECT and state.current_player() == seat:
-            a = state.legal_actions()[0]
-            plan.append(PlannedAction(a, state.action_to_string(a)))
-            state = state.clone()
-            state.apply_action(a)
+        current = adapter.after(rest, seat)
+    if rest is not None:
+        # a cancelled or out-of-time search still answers a whole decision
+        plan.extend(adapter.complete(rest, seat))
     elapsed = now() - started
     assert first is not None
     stats = replace(first.stats, algorithm=str(opts.algorithm), backend=str(opts.backend), iterations=int(iterations),

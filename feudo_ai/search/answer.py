@@ -1,18 +1,16 @@
 """The answer of a search (:class:`Advice` and its parts) and what both backends share to build it: the clock,
-the seeds, the budget split, the labelled beliefs (:func:`belief_list`) and one search's :class:`Advice`
-(:func:`search_advice`)."""
+the seeds, the budget split and one search's :class:`Advice` (:func:`search_advice`). It knows no game: the
+labelled beliefs come from the game's adapter (:mod:`feudo_ai.search.games`)."""
 
 from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass
-from typing import Mapping
-
-from engine.state import Game, Phase, State
+from typing import Any, Mapping
 
 from feudo_ai.settings import SearchOptions
 
-__all__ = ["Alternative", "PlannedAction", "CardBelief", "SearchStats", "Advice", "belief_list", "now", "derive_seed",
+__all__ = ["Alternative", "PlannedAction", "CardBelief", "SearchStats", "Advice", "now", "derive_seed",
            "deadline_of", "split_budget", "search_advice"]
 
 
@@ -45,12 +43,13 @@ class PlannedAction:
 
 @dataclass(frozen=True)
 class CardBelief:
-    """The searching seat's belief that ``player`` holds ``card`` in its current hidden selection."""
+    """The searching seat's belief that ``player`` holds ``card`` hidden: in its current secret selection (Feudo)
+    or in its hand (Fief 2)."""
 
     player: int
-    kind: str  # "army" or "trading"
-    index: int  # the Army Card's token index, or the Trading Card's index in the ruleset
-    card: str  # its name: "Knight 2", "4 shillings"
+    kind: str  # "army" or "trading" (Feudo), "hand" (Fief 2)
+    index: int  # the Army Card's token index, the Trading Card's index in the ruleset, or Fief 2's card index
+    card: str  # its name: "Knight 2", "4 shillings", "12 famine"
     probability: float
 
     def __str__(self) -> str:
@@ -115,30 +114,6 @@ class Advice:
         return "\n".join(lines)
 
 
-def belief_list(game: Game, seat: int, raw: Mapping[int, Mapping[str, list[float]]], root: State,
-                selected: list[int]) -> tuple[CardBelief, ...]:
-    """Labelled beliefs of the opponents with a hidden selection in the searched root (``raw``: per opponent,
-    P(Army Card t selected) and P(Trading Card c selected) over the worlds drawn; ``selected``: the root's
-    observation's count of cards each player has selected)."""
-    out = []
-    army = game.ruleset.army
-    trading = game.ruleset.trading_cards
-    for q in sorted(raw):
-        if q == seat or not (root.sel_done[q] or selected[q] > 0):
-            continue  # nothing selected yet: nothing hidden to believe about
-        for t, pr in enumerate(raw[q]["army"]):
-            if root.army_held[q][t] and not root.revealed[q][t]:
-                out.append(CardBelief(q, "army", t, army[t].name, float(pr)))
-        seen = set()
-        for c, pr in enumerate(raw[q]["trade"]):
-            # cards of equal value are one choice (the sampler draws distinct values): merge them
-            if root.trade_held[q][c] and not root.trade_revealed[q] and trading[c] not in seen:
-                seen.add(trading[c])
-                same = sum(float(raw[q]["trade"][d]) for d in range(len(trading)) if trading[d] == trading[c])
-                out.append(CardBelief(q, "trading", c, f"{trading[c]} shillings", same))
-    return tuple(out)
-
-
 def now() -> float:
     """The clock of every limit: ``time.monotonic()`` (CLOCK_MONOTONIC, also the C search's clock on Linux)."""
     return time.monotonic()
@@ -163,14 +138,14 @@ def split_budget(iterations: int | None, workers: int, i: int) -> int | None:
     return iterations // workers + (1 if i < iterations % workers else 0)
 
 
-def search_advice(probe: State, seat: int, opts: SearchOptions, root_stats: Mapping[int, tuple[int, float]],
-                  pv: list[tuple[int, str]], raw_beliefs: Mapping[int, Mapping[str, list[float]]],
-                  selected: list[int], *, iterations: int, nodes: int, elapsed: float, search_seconds: float,
-                  stopped_by: str | None, pool_full: bool, max_depth: int, worlds: int,
-                  worker_iterations: tuple[int, ...]) -> Advice:
+def search_advice(probe: Any, seat: int, opts: SearchOptions, root_stats: Mapping[int, tuple[int, float]],
+                  pv: list[tuple[int, str]], beliefs: tuple[CardBelief, ...], decision: str, *, iterations: int,
+                  nodes: int, elapsed: float, search_seconds: float, stopped_by: str | None, pool_full: bool,
+                  max_depth: int, worlds: int, worker_iterations: tuple[int, ...]) -> Advice:
     """The :class:`Advice` of one search from ``probe`` (the seat's public root, the seat to act), whichever
-    backend ran it: ``root_stats`` {action: (visits, reward sum of the seat)} merged over the workers, ``pv``
-    the seat's most visited line (its first action is replaced by the best one when they differ)."""
+    backend and game ran it (``beliefs`` labelled and ``decision`` named by the game's adapter): ``root_stats``
+    {action: (visits, reward sum of the seat)} merged over the workers, ``pv`` the seat's most visited line (its
+    first action is replaced by the best one when they differ)."""
     legal = probe.legal_actions()
     visits = {a: v for a, (v, _) in root_stats.items() if a in legal and v > 0}
     ranked = sorted(visits, key=lambda a: (-visits[a], -root_stats[a][1] / visits[a], a))
@@ -184,7 +159,6 @@ def search_advice(probe: State, seat: int, opts: SearchOptions, root_stats: Mapp
         stopped_by=stopped_by, limited=stopped_by in ("time", "cancelled"), pool_full=bool(pool_full),
         max_depth=int(max_depth), worlds_sampled=int(worlds), seed=opts.seed, searches=1,
         search_seconds=float(search_seconds), worker_iterations=tuple(int(x) for x in worker_iterations))
-    return Advice(seat=seat, decision="selection" if probe.phase == Phase.SELECT else "plan", best=best,
-                  best_text=probe.action_to_string(best), plan=tuple(PlannedAction(a, t) for a, t in plan),
-                  alternatives=alternatives, beliefs=belief_list(probe.game, seat, raw_beliefs, probe, selected),
+    return Advice(seat=seat, decision=decision, best=best, best_text=probe.action_to_string(best),
+                  plan=tuple(PlannedAction(a, t) for a, t in plan), alternatives=alternatives, beliefs=beliefs,
                   stats=stats)

@@ -1,6 +1,7 @@
 """The C backend of :func:`feudo_ai.advise` (``SearchOptions(backend="c")``, the default): MO-ISMCTS and the
-determinized PIMC baseline of :mod:`feudo_ai._search` on the game adapter (:mod:`feudo_ai._feudo_game`),
-root-parallel over threads.
+determinized PIMC baseline of :mod:`feudo_ai._search` on a game's compiled table (Feudo:
+:mod:`feudo_ai._feudo_game`; Fief 2: :mod:`feudo_ai._fief2_game`), built by the game's adapter
+(:mod:`feudo_ai.search.games`), root-parallel over threads.
 
     import feudo_ai
     advice = feudo_ai.advise(state, options=feudo_ai.SearchOptions(iterations=20000, threads=2, seed=1))
@@ -23,7 +24,8 @@ the two measures the algorithms alone.
 Honesty: the C search is given the prepared root, the seat's view (opponents' unrevealed selections removed),
 and the game's ``hide`` blanks those fields again in the root the search keeps, and its
 ``determinize`` overwrites them before every world is drawn, so the result depends only on what the seat may
-know, the options and the seed. ``sampler="weighted"`` draws the opponents' cards with the prior of
+know, the options and the seed (Fief 2 alike: the other families' hands, :mod:`feudo_ai.search.games.fief2`).
+``sampler="weighted"`` draws the opponents' cards with the prior of
 :class:`feudo_ai.sampler.WeightedSampler` instead of uniformly; the public constraints hold exactly either way.
 
 Default evaluation: ``playout="truncated"`` with ``playout_turns=0``: playout actions to the end of the current
@@ -45,16 +47,16 @@ import os
 import sys
 import threading
 
-from feudo_ai.settings import MAX_NODES, MAX_SEARCH_BYTES, NODE_BYTES, Algorithm, Evaluation, SearchOptions
+from feudo_ai.settings import MAX_NODES, MAX_SEARCH_BYTES, NODE_BYTES, Algorithm, SearchOptions
 
 from .answer import Advice, deadline_of, derive_seed, now, search_advice, split_budget
 from .cancel import forward_cancel
-from .position import PreparedPosition, check_to_act, prepare
+from .games import adapter_for
 
 try:  # the compiled extensions are optional: without them the Python reference backend still runs
-    from feudo_ai import _feudo_game, _search
+    from feudo_ai import _search
 except ImportError as _e:  # pragma: no cover - depends on the build
-    _search = _feudo_game = None
+    _search = None
     _IMPORT_ERROR: ImportError | None = _e
 else:
     _IMPORT_ERROR = None
@@ -84,11 +86,12 @@ def search(position, seat: int | None = None, options: SearchOptions | None = No
         a few milliseconds of it being set.
     :raises ValueError: a bad option or seat. :raises ImportError: the extensions are not built.
     """
-    seat = check_to_act(position, seat)
-    return search_prepared(prepare(position, seat), options, cancel=cancel)
+    adapter = adapter_for(position)
+    seat = adapter.check_to_act(position, seat)
+    return search_prepared(adapter.prepare(position, seat), options, cancel=cancel)
 
 
-def search_prepared(prepared: PreparedPosition, options: SearchOptions | None = None, *,
+def search_prepared(prepared, options: SearchOptions | None = None, *,
                     cancel: threading.Event | None = None) -> Advice:
     """One C search from ``prepared`` (its seat to act): see :func:`search`."""
     require()
@@ -100,17 +103,10 @@ def search_prepared(prepared: PreparedPosition, options: SearchOptions | None = 
     if cancel is not None and not isinstance(cancel, (_search.CancelFlag, threading.Event)):
         raise ValueError(f"cancel: expected a threading.Event, got {type(cancel).__name__}")
     probe, seat = prepared.root, prepared.seat
-    value = None
-    if opts.evaluation == Evaluation.LEARNED:
-        from feudo_ai.experimental.value import c_model  # experimental: only a search that asks for it loads it
-
-        value = c_model()  # the shipped model (feudo_ai/data/value_v1.json), validated once per process
-    # the game's settings go to the game adapter, the search's to the workers: each side reads only its own
-    game = _feudo_game.FeudoGame(prepared.core(), seat, sampler=str(opts.sampler),
-                                 temperature=float(opts.temperature), evaluation=str(opts.evaluation), value=value,
-                                 margin_weight=float(opts.margin_weight),
-                                 margin_temperature=float(opts.margin_temperature),
-                                 playout_greedy=float(opts.playout_greedy))
+    # the game's settings go to the game's table (built by its adapter), the search's to the workers: each side
+    # reads only its own
+    adapter = adapter_for(prepared)
+    game = adapter.search_game(prepared, opts)
     iterations = opts.budget
     deadline = deadline_of(opts, started)
     flag = cancel if isinstance(cancel, _search.CancelFlag) else _search.CancelFlag()
@@ -149,8 +145,8 @@ def search_prepared(prepared: PreparedPosition, options: SearchOptions | None = 
     per = [w.stats() for w in workers]
     best = max(root, key=lambda a: (root[a][0], root[a][1] / root[a][0], -a)) if root else None
     return search_advice(
-        probe, seat, opts, root, _pv(workers[0], probe, seat, best), game.beliefs(counts, worlds), prepared.selected,
-        iterations=sum(s["iterations"] for s in per), nodes=sum(s["nodes"] for s in per),
+        probe, seat, opts, root, _pv(workers[0], probe, seat, best), adapter.beliefs(prepared, game, counts, worlds),
+        prepared.decision, iterations=sum(s["iterations"] for s in per), nodes=sum(s["nodes"] for s in per),
         elapsed=now() - started, search_seconds=max(s["elapsed"] for s in per),
         stopped_by=per[0]["stopped_by"], pool_full=any(s["pool_full"] for s in per),
         max_depth=max(s["max_depth"] for s in per), worlds=worlds,

@@ -94,6 +94,7 @@ from feudo_ai.settings import SearchOptions
 from .answer import (Advice, deadline_of, derive_seed, now, search_advice,
                      split_budget)
 from .cancel import forward_cancel
+from .games.feudo import belief_list
 from .position import PreparedPosition, check_to_act, prepare
 
 PLAYOUTS = ("truncated", "random", "eval", "mixed")
@@ -567,8 +568,9 @@ def _advice(kind: str, game, obs: dict, cfg: SearchConfig, summaries: list[dict]
         tt = sum(trade_counts)
         beliefs[q] = {"army": army, "trade": [x / tt if tt else 0.0 for x in trade_counts]}
     return search_advice(
-        probe, seat, opts, root, _principal_variation(summaries[0].get("searcher"), probe, seat, best), beliefs,
-        list(obs["selected_count"]), iterations=sum(s["iterations"] for s in summaries),
+        probe, seat, opts, root, _principal_variation(summaries[0].get("searcher"), probe, seat, best),
+        belief_list(game, seat, beliefs, probe, list(obs["selected_count"])),
+        "selection" if probe.phase == Phase.SELECT else "plan", iterations=sum(s["iterations"] for s in summaries),
         nodes=sum(s["nodes"] for s in summaries), elapsed=now() - started,
         search_seconds=max(s["elapsed"] for s in summaries), stopped_by=summaries[0]["stop"], pool_full=False,
         max_depth=max(s["max_depth"] for s in summaries), worlds=worlds,

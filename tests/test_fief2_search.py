@@ -1,0 +1,206 @@
+"""The Fief 2 search: the compiled table (feudo_ai/_fief2_game.pyx over fief2/_core) behind advise() and the
+bots ismcts and pimc of --game fief2 (F46 honesty, determinism, the evaluation's C port, a game to its end)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import feudo_ai
+from fief2 import sample_chance
+from fief2.state import CARDS, new_game
+from feudo_ai.bots.fief2_bots import family_value
+from feudo_ai.games import get_game
+from feudo_ai.search.games.fief2 import unseen_cards
+
+
+def _built() -> bool:
+    try:
+        from feudo_ai import _fief2_game  # noqa: F401
+        from fief2 import _core  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+pytestmark = pytest.mark.skipif(not _built(), reason="fief2._core / feudo_ai._fief2_game are not built "
+                                                     "(python setup.py build_ext --inplace)")
+
+FIEF2_GAME = get_game("fief2")
+
+
+def _played(seed: int, players: int = 4, until=None, max_actions: int = 4000):
+    rng = random.Random(seed)
+    st = new_game(players=players)
+    for _ in range(max_actions):
+        if st.is_terminal():
+            return None
+        if st.is_chance_node():
+            st.apply_action(sample_chance(st, rng))
+            continue
+        if until(st):
+            return st
+        st.apply_action(rng.choice(st.legal_actions()))
+    return None
+
+
+def _cards_decision(seed: int, players: int = 4):
+    def ok(st):
+        seat = st.current_player()
+        return (st.phase == CARDS and len(st.legal_actions()) > 1
+                and any(st.hands[q] for q in range(st.num_players) if q != seat))
+    st = _played(seed, players, until=ok)
+    assert st is not None
+    return st
+
+
+def _twin(st, seat: int):
+    twin = st.clone()
+    q = next(q for q in range(st.num_players) if q != seat and st.hands[q])
+    into = twin.deck()[0]
+    twin.hands[q] = sorted(twin.hands[q][1:] + [into])
+    twin._legal = None
+    assert twin.observation(seat) == st.observation(seat) and twin.hands != st.hands
+    return twin
+
+
+def _game(st, seat):
+    from feudo_ai._fief2_game import Fief2Game
+    from fief2._core import Fief2Core
+
+    return Fief2Game(Fief2Core.from_state(st), seat)
+
+
+# --------------------------------------------------------------------------------------------------- the table
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_evaluation_in_c_is_the_greedy_players_family_value(seed):
+    from fief2._core import Fief2Core
+
+    rng = random.Random(seed)
+    st = new_game(players=4)
+    g = None
+    checked = 0
+    for i in range(1500):
+        if st.is_terminal():
+            break
+        if st.is_chance_node():
+            st.apply_action(sample_chance(st, rng))
+            continue
+        if g is None:
+            g = _game(st, st.current_player())
+        if i % 50 == 0:
+            c = g.family_values(Fief2Core.from_state(st))
+            assert c == pytest.approx([family_value(st, f) for f in range(4)], abs=1e-9)
+            r = g.rewards(Fief2Core.from_state(st))
+            assert sum(r) == pytest.approx(1.0) and all(0.0 <= x <= 1.0 for x in r)
+            # the softmax orders the families as their values do
+            assert sorted(range(4), key=lambda f: r[f]) == sorted(range(4), key=lambda f: c[f])
+            checked += 1
+        st.apply_action(rng.choice(st.legal_actions()))
+    assert checked >= 5
+
+
+def test_f46_hide_erases_the_other_hands_and_worlds_deal_them_from_the_unseen_cards():
+    st = _cards_decision(5)
+    seat = st.current_player()
+    g = _game(st, seat)
+    root = g.root_hands()
+    assert root[seat] == st.hands[seat]
+    assert all(all(c == -1 for c in root[q]) and len(root[q]) == len(st.hands[q])
+               for q in range(4) if q != seat)
+    pool = set(unseen_cards(st, seat))
+    twin = _game(_twin(st, seat), seat)
+    for s in range(20):
+        hands, counters = g.world_hands(s)
+        assert (hands, counters) == twin.world_hands(s)  # the hidden cards never reach a world
+        assert [len(h) for h in hands] == [len(h) for h in st.hands] and hands[seat] == st.hands[seat]
+        dealt = [c for q in range(4) if q != seat for c in hands[q]]
+        assert len(dealt) == len(set(dealt)) and set(dealt) <= pool
+        assert all(h == sorted(h) for h in hands)
+        C = st.game.C
+        assert counters == [int(c in hands[q]) if q != seat else 0 for q in range(4) for c in range(C)]
+
+
+def test_five_families_are_refused_naming_the_players():
+    st = _cards_decision(6, players=5)
+    with pytest.raises(ValueError, match="players: the search plays Fief 2 with at most 4 families, got 5"):
+        feudo_ai.advise(st, options=feudo_ai.SearchOptions(iterations=20, seed=1))
+
+
+# ------------------------------------------------------------------------------------------------ the search
+@pytest.mark.parametrize("algorithm", ["ismcts", "pimc"])
+def test_f46_twins_differing_in_another_hand_get_the_same_advice(algorithm):
+    st = _cards_decision(7)
+    seat = st.current_player()
+    twin = _twin(st, seat)
+    opts = feudo_ai.SearchOptions(algorithm=algorithm, iterations=300, seed=11, playout_turns=0)
+    a = feudo_ai.advise(st, seat, opts)
+    b = feudo_ai.advise(twin, seat, opts)
+    assert a.stats.iterations == 300
+    strip = lambda adv: (adv.best, adv.plan, adv.alternatives, adv.beliefs)  # noqa: E731
+    assert strip(a) == strip(b)
+    assert a.best in st.legal_actions() and a.decision == "plan"
+
+
+def test_same_seed_same_advice_and_beliefs_count_the_hands():
+    st = _cards_decision(8)
+    seat = st.current_player()
+    opts = feudo_ai.SearchOptions(iterations=300, seed=5)
+    a = feudo_ai.advise(st, seat, opts)
+    b = feudo_ai.advise(st, seat, opts)
+    assert (a.best, a.plan, a.alternatives, a.beliefs) == (b.best, b.plan, b.alternatives, b.beliefs)
+    assert sum(x.visits for x in a.alternatives) >= 300 - len(st.legal_actions())
+    for q in range(4):
+        mine = [x.probability for x in a.beliefs if x.player == q]
+        assert sum(mine) == pytest.approx(len(st.hands[q]) if q != seat else 0)
+
+
+def test_a_plan_is_the_seats_actions_until_another_family_or_chance():
+    st = _cards_decision(9)
+    seat = st.current_player()
+    adv = feudo_ai.advise(st, seat, feudo_ai.SearchOptions(iterations=400, seed=2))
+    s = st.clone()
+    for p in adv.plan:
+        assert s.current_player() == seat and p.action in s.legal_actions()
+        assert p.text == s.action_to_string(p.action)
+        s.apply_action(p.action)
+
+
+# --------------------------------------------------------------------------------------------------- the bots
+def test_ismcts_plays_a_short_game_against_greedy_to_its_end():
+    bots = [FIEF2_GAME.make_bot("ismcts:iterations=40", 1), FIEF2_GAME.make_bot("greedy", 2),
+            FIEF2_GAME.make_bot("greedy", 3), FIEF2_GAME.make_bot("greedy", 4)]
+    record, final = FIEF2_GAME.play(bots, FIEF2_GAME.new_state(4, 3, turn_limit=2), 3)
+    assert final.is_terminal() and final.turn == 2 and sum(final.returns()) == pytest.approx(1.0)
+    assert record.replay().to_dict() == final.to_dict()
+    assert bots[0].last_advice is not None and bots[0].followed >= 0
+
+
+def test_bots_are_deterministic_by_seed():
+    def play():
+        bots = [FIEF2_GAME.make_bot("pimc:iterations=30", 7)] + [FIEF2_GAME.make_bot("random", s) for s in (1, 2)]
+        return FIEF2_GAME.play(bots, FIEF2_GAME.new_state(3, 5, turn_limit=1), 5)[0].actions
+    assert play() == play()
+
+
+def test_selfplay_command_plays_ismcts_against_greedy_and_random(capsys):
+    from feudo_ai.cli import main
+
+    assert main(["selfplay", "--game", "fief2", "--bots", "ismcts:iterations=30,greedy,random,random",
+                 "--turns", "1"]) == 0
+    assert "Winner" in capsys.readouterr().out
+
+
+def test_an_observation_or_a_compiled_state_gets_the_advice_of_the_full_state():
+    from fief2._core import Fief2Core
+    from feudo_ai.search.games.fief2 import ObservedFief2Position
+
+    st = _cards_decision(10)
+    seat = st.current_player()
+    opts = feudo_ai.SearchOptions(iterations=200, seed=3)
+    want = feudo_ai.advise(st, seat, opts)
+    for position in (ObservedFief2Position.from_state(st, seat), Fief2Core.from_state(st)):
+        got = feudo_ai.advise(position, seat, opts)
+        assert (got.best, got.plan, got.alternatives, got.beliefs) == (want.best, want.plan, want.alternatives,
+                                                                      want.beliefs)
