@@ -74,7 +74,14 @@ def test_whole_three_family_match_one_open_seat_two_greedy_bots(server):
             legal = advisor.LegalActions(apb.LegalActionsRequest(position=seat_position(r.match_id, me, token),
                                                                  seat=me))
             assert [a.id for a in legal.actions] == [a.id for a in obs.legal_actions]  # Advisor == Matches
-            action = rng.choice(obs.legal_actions).id
+            if len(submitted) % 2:  # every other decision the Advisor's (its search of the seat's view)
+                advice = advisor.Suggest(apb.SuggestRequest(position=seat_position(r.match_id, me, token), seat=me,
+                                                            limits=tpb.SearchLimits(iterations=64, seed=1)))
+                assert advice.best.id in {a.id for a in obs.legal_actions}
+                assert advice.stats.iterations == 64 or len(obs.legal_actions) == 1
+                action = advice.best.id
+            else:
+                action = rng.choice(obs.legal_actions).id
             done = matches.SubmitAction(mpb.SubmitActionRequest(match_id=r.match_id, seat=me, token=token,
                                                                 action=action,
                                                                 expected_action_count=obs.action_count))
@@ -147,7 +154,8 @@ def twin_openings(players: int = 3, seed: int = 5) -> tuple[list[int], list[int]
 
 def test_twin_games_differing_in_another_familys_hand_look_the_same_to_seat_0(server):
     """F46: two matches identical but for families 1 and 2's hands (their cards swapped): every answer seat 0
-    gets, from Matches and from the Advisor on its match seat, is the same byte for byte, to the end."""
+    gets, from Matches and from the Advisor on its match seat, is the same byte for byte, to the end (Suggest's:
+    the same advice; only its clock differs)."""
     advisor, matches, _ = server
     openings = twin_openings()
     assert openings[0] != openings[1]
@@ -177,6 +185,10 @@ def test_twin_games_differing_in_another_familys_hand_look_the_same_to_seat_0(se
             break
         actor = obs.observation.to_act
         if actor == 0:
+            advice = [advisor.Suggest(apb.SuggestRequest(position=seat_position(m, 0, t[0]), seat=0,
+                                                         limits=tpb.SearchLimits(iterations=100, seed=steps)))
+                      for m, t in twins]
+            assert advice[0].best == advice[1].best and advice[0].alternatives == advice[1].alternatives
             action = rng.choice(obs.legal_actions).id
         else:  # families 1 and 2 play the same action in both twins: the lowest legal in both ("end", "pass"...)
             common = set.intersection(*({a.id for a in observe(m, t, actor).legal_actions} for m, t in twins))
@@ -210,7 +222,7 @@ def test_twin_games_differing_in_another_familys_hand_look_the_same_to_seat_0(se
 
 def test_twin_states_look_the_same_to_seat_0_through_the_advisor(server):
     """The state form: two whole states differing only in families 1 and 2's hands give seat 0 the same legal
-    actions and picture (the server reads only seat 0's view of them)."""
+    actions, picture and advice (the server reads only seat 0's view of them)."""
     advisor, _, _ = server
     states = []
     for opening in twin_openings(seed=8):
@@ -226,6 +238,10 @@ def test_twin_states_look_the_same_to_seat_0_through_the_advisor(server):
         answers.append((advisor.LegalActions(apb.LegalActionsRequest(position=pos, seat=0)).SerializeToString(),
                         advisor.RenderPosition(apb.RenderPositionRequest(position=pos, seat=0)).text))
     assert answers[0] == answers[1]
+    advice = [advisor.Suggest(apb.SuggestRequest(position=gpb.Position(state_json=json.dumps(st.to_dict())), seat=0,
+                                                 limits=tpb.SearchLimits(iterations=400, seed=2))) for st in states]
+    assert advice[0].best == advice[1].best and advice[0].alternatives == advice[1].alternatives
+    assert len(advice[0].alternatives) > 1
     # the picture has the hands' counts (public, F46), not their cards
     assert f"family 1: {states[0].cash[1]} florins, 3 cards" in answers[0][1]
     assert advisor.LegalActions(apb.LegalActionsRequest(position=gpb.Position(state_json=json.dumps(
@@ -301,11 +317,17 @@ def test_oversized_and_malformed_fields_name_the_field(server):
                                                      seats=[EXTERNAL, bot("g" * 5000), EXTERNAL]),
          grpc.StatusCode.INVALID_ARGUMENT, "seats[1].bot:"),
         (matches.CreateMatch, mpb.CreateMatchRequest(setup=gpb.GameSetup(players=3),
-                                                     seats=[EXTERNAL, bot("ismcts"), EXTERNAL]),
-         grpc.StatusCode.INVALID_ARGUMENT, "seats[1].bot:"),
+                                                     seats=[EXTERNAL, bot("max"), EXTERNAL]),
+         grpc.StatusCode.INVALID_ARGUMENT, "seats[1].bot: 'max' is a Feudo bot, not a Fief 2 one"),
         (matches.CreateMatch, mpb.CreateMatchRequest(setup=gpb.GameSetup(players=3),
                                                      seats=[EXTERNAL, EXTERNAL, bot("greedy:depth=500")]),
          grpc.StatusCode.INVALID_ARGUMENT, "seats[2].bot:"),
+        (matches.CreateMatch, mpb.CreateMatchRequest(setup=gpb.GameSetup(players=3),
+                                                     seats=[EXTERNAL, EXTERNAL, bot("ismcts:seconds=500")]),
+         grpc.StatusCode.RESOURCE_EXHAUSTED, "seats[2].bot: seconds=500 is beyond this server's cap 5"),
+        (matches.CreateMatch, mpb.CreateMatchRequest(setup=gpb.GameSetup(players=3),
+                                                     seats=[bot("pimc:threads=64"), EXTERNAL, EXTERNAL]),
+         grpc.StatusCode.RESOURCE_EXHAUSTED, "seats[0].bot: threads=64"),
         (matches.CreateMatch, mpb.CreateMatchRequest(setup=gpb.GameSetup(players=3), seats=[EXTERNAL] * 3,
                                                      opening=[10 ** 6]),
          grpc.StatusCode.INVALID_ARGUMENT, "opening[0]:"),
@@ -339,9 +361,9 @@ def test_oversized_and_malformed_fields_name_the_field(server):
     assert e.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
 
 
-def test_suggest_checks_everything_then_says_this_build_has_no_fief2_search(server, open_match):
-    """Never a made-up suggestion: limits beyond the caps and a seat not to act are refused as for Feudo, then
-    FAILED_PRECONDITION."""
+def test_suggest_checks_the_request_then_searches_the_seats_view(server, open_match):
+    """Limits beyond the caps and a seat not to act are refused as for Feudo; then the search's best action is
+    one of the seat's legal actions, the same for the same seed and iterations."""
     advisor, _, _ = server
     match_id, token = open_match
     pos = seat_position(match_id, 0, token)
@@ -351,12 +373,27 @@ def test_suggest_checks_everything_then_says_this_build_has_no_fief2_search(serv
     assert_error(rpc_error(advisor.Suggest, apb.SuggestRequest(position=pos, seat=0,
                                                                limits=tpb.SearchLimits(iterations=0))),
                  grpc.StatusCode.INVALID_ARGUMENT, "limits.iterations:")
+    assert_error(rpc_error(advisor.Suggest, apb.SuggestRequest(position=pos, seat=0,
+                                                               limits=tpb.SearchLimits(threads=3))),
+                 grpc.StatusCode.RESOURCE_EXHAUSTED, "limits.threads:")
     st = new_game(players=3)
     e = rpc_error(advisor.Suggest, apb.SuggestRequest(position=gpb.Position(state_json=json.dumps(st.to_dict())),
                                                       seat=2, limits=tpb.SearchLimits(iterations=100)))
     assert_error(e, grpc.StatusCode.FAILED_PRECONDITION, "seat 2 is not to act; seat 0 is")
-    e = rpc_error(advisor.Suggest, apb.SuggestRequest(position=pos, seat=0, limits=tpb.SearchLimits(iterations=100)))
-    assert_error(e, grpc.StatusCode.FAILED_PRECONDITION, "no search for Fief 2 in this build")
+    e = rpc_error(advisor.Suggest, apb.SuggestRequest(position=gpb.Position(
+        state_json=json.dumps(new_game(players=5).to_dict())), seat=0, limits=tpb.SearchLimits(iterations=100)))
+    assert_error(e, grpc.StatusCode.FAILED_PRECONDITION, "no search for Fief 2 in this build for 5 families")
+    legal = {a.id for a in advisor.LegalActions(apb.LegalActionsRequest(position=pos, seat=0)).actions}
+    answers = [advisor.Suggest(apb.SuggestRequest(position=pos, seat=0, limits=tpb.SearchLimits(iterations=300,
+                                                                                                seed=4)))
+               for _ in range(2)]
+    assert answers[0].best.id in legal and answers[0].stats.iterations == 300 and answers[0].stats.searched
+    assert [(a.action.id, a.visits) for a in answers[0].alternatives] == \
+        [(a.action.id, a.visits) for a in answers[1].alternatives]
+    assert sum(a.visits for a in answers[0].alternatives) <= 300
+    # a time budget: the answer within it (from the call's arrival), with some search done
+    timed = advisor.Suggest(apb.SuggestRequest(position=pos, seat=0, limits=tpb.SearchLimits(seconds=0.2, seed=4)))
+    assert timed.best.id in legal and timed.stats.iterations > 0
 
 
 # ------------------------------------------------------------------------------------------ HTTP (Connect)

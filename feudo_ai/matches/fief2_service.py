@@ -10,9 +10,10 @@ What it does not share: Feudo's service is built around Feudo's engine (its setu
 events, its SQLite/PostgreSQL store and replicas). Fief 2's matches live **in memory only**: they end with the
 process, and finished ones are kept for ``GetRecord`` up to ``max_finished`` (the oldest go first). A hosted
 match is the game's state, its action log and its seed: chance (dealt cards, dice) is drawn right after the action
-that led to it from ``random.Random(seed)`` (:func:`fief2.sample_chance`), so no caller ever sees a chance node;
-the bot seats are moved by one background thread, each from the state (the Fief 2 bots read only what their
-family may know: docs/fief2-bots.md).
+that led to it from ``random.Random(seed)`` (:func:`fief2.sample_chance`), so no caller ever sees a chance node.
+The bot seats are moved by a few background threads (one match at a time each); the greedy bots read only what
+their family may know (docs/fief2-bots.md), the search bots (``ismcts``, ``pimc``) search from their family's
+observation (:func:`feudo_ai.advise`), through the server's admission and within its caps.
 
 Privacy (F46, F52): a seat's observation is fief2's ``State.observation(seat)``; a watched event names a card
 dealt, discarded, given or handed over only to the families involved (the receiver, the giver); the record, with
@@ -24,7 +25,6 @@ from __future__ import annotations
 import collections
 import json
 import logging
-import math
 import random
 import secrets
 import threading
@@ -36,7 +36,7 @@ from feudo_ai.bounded import quoted
 
 from .errors import (FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, ResourceExhausted,
                      Unauthenticated)
-from .limits import MIN_SECONDS, BotLimits
+from .limits import BotLimits
 from .service import MATCH_ID, MAX_MATCHES, MAX_TOKEN_CHARS, _is_int
 from .tokens import TOKEN_LENGTH, new_token, token_hash, token_matches
 
@@ -46,7 +46,8 @@ GAME = "fief2"
 MAX_OPENING = 20_000  # actions of a CreateMatch opening (a 6-player game to its end is about 5,000)
 MAX_SPEC_CHARS = 256  # a bot spec
 MAX_FINISHED = 1000  # finished matches kept for GetRecord (in memory)
-BOT_STEPS = 64  # bot actions of one match before the bot thread looks at the next match (fairness)
+BOT_STEPS = 64  # bot actions of one match before its worker looks at the next match (fairness)
+BOT_WORKERS = 4  # threads moving the matches' bots
 HIDDEN_KINDS = ("deal", "discard", "give", "hand_over")  # actions whose card only the families involved see (F46)
 
 
@@ -79,12 +80,13 @@ def new_state(setup: dict):
     return new_game(players=setup["players"], turn_limit=setup["turn_limit"], scored_turns=setup["scored_turns"])
 
 
-def check_bot_spec(spec: Any, where: str, limits: BotLimits | None, seed: int):
-    """The Fief 2 bot of ``spec`` (the game registry's bots), its search settings within the server's caps.
+def check_bot_spec(spec: Any, where: str, limits: BotLimits | None, seed: int, players: int):
+    """The Fief 2 bot of ``spec`` (the game registry's bots), a search bot's settings (resolved for ``players``, as
+    the bot resolves them) within the server's caps, as :meth:`BotLimits.check` checks Feudo's.
 
     :raises InvalidArgument: an unknown bot or parameter, a time budget below 1 ms; :raises ResourceExhausted: a
         setting beyond a cap; both naming ``where``."""
-    from feudo_ai.bots.registry import parse_bot_spec
+    from feudo_ai.bots.base import AdviceBot
     from feudo_ai.games import get_game
 
     if not isinstance(spec, str) or not spec.strip():
@@ -92,27 +94,12 @@ def check_bot_spec(spec: Any, where: str, limits: BotLimits | None, seed: int):
     if len(spec) > MAX_SPEC_CHARS:
         raise InvalidArgument(f"{where}: a bot spec is at most {MAX_SPEC_CHARS} characters, got {len(spec)}")
     try:
-        _, params = parse_bot_spec(spec)
-    except ValueError as e:
-        raise InvalidArgument(f"{where}: {e}") from None
-    try:
         made = get_game(GAME).make_bot(spec, seed, flag=where)
-    except ValueError as e:
-        raise InvalidArgument(str(e)) from None
-    if limits is not None:
-        caps = {"seconds": (limits.max_seconds, "--max-seconds"), "iterations": (limits.max_iterations,
-                                                                                 "--max-iterations"),
-                "threads": (limits.max_threads, "--max-threads"), "max_nodes": (limits.max_nodes, "--max-nodes")}
-        for key, (cap, flag) in caps.items():
-            value = params.get(key)
-            if value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise InvalidArgument(f"{where}: {key}: expected a number, got {quoted(value)}")
-            if key == "seconds" and value < MIN_SECONDS:
-                raise InvalidArgument(f"{where}: seconds: expected at least {MIN_SECONDS:g} (1 ms), got {value:g}")
-            if value > cap:
-                raise ResourceExhausted(f"{where}: {key}={value:g} is beyond this server's cap {cap:g} ({flag})")
+    except (ValueError, ImportError) as e:  # ImportError: a search bot on a build without its compiled table
+        raise InvalidArgument(str(e) if isinstance(e, ValueError) else f"{where}: {e}") from None
+    if isinstance(made, AdviceBot) and limits is not None:
+        opts = made.options_for(players) if hasattr(made, "options_for") else made.options
+        limits._check_options(where, opts, None)
     return made
 
 
@@ -223,22 +210,29 @@ class Fief2MatchService:
     """Fief 2 matches in memory (see the module). ``run_bots=False``: nobody moves the bots (for tests)."""
 
     def __init__(self, max_matches: int = MAX_MATCHES, bot_limits: BotLimits | None = None, run_bots: bool = True,
-                 max_finished: int = MAX_FINISHED):
+                 max_finished: int = MAX_FINISHED, slots: Any = None, bot_workers: int = BOT_WORKERS):
+        """``bot_limits``/``slots``: the server's caps and admission of the bots' searches (as Feudo's matches':
+        a search bot waits for its turn among the server's searches, and each search is cut to the caps);
+        ``bot_workers``: threads moving the matches' bots (one match at a time each)."""
+        from feudo_ai.search.cancel import CancelEvent
+
         if not isinstance(max_matches, int) or max_matches < 1:
             raise ValueError(f"max_matches: expected a positive integer, got {max_matches!r}")
         self.max_matches = max_matches
         self.max_finished = max_finished
         self.bot_limits = bot_limits
+        self.slots = slots
         self._lock = threading.Lock()
         self._matches: dict[str, Fief2Match] = {}
         self._finished: collections.OrderedDict[str, None] = collections.OrderedDict()
         self._todo: collections.deque[str] = collections.deque()
+        self._busy: set[str] = set()  # matches a bot worker is moving (never two workers on one match)
         self._wake = threading.Condition(self._lock)
-        self._closed = threading.Event()
-        self._thread = None
-        if run_bots:
-            self._thread = threading.Thread(target=self._bot_loop, name="fief2-bots", daemon=True)
-            self._thread.start()
+        self._closed = CancelEvent()  # set by close(): also cancels the bots' searches under way
+        self._threads = [threading.Thread(target=self._bot_loop, name=f"fief2-bots-{i}", daemon=True)
+                         for i in range(bot_workers if run_bots else 0)]
+        for t in self._threads:
+            t.start()
 
     # -- the calls -------------------------------------------------------------------------------------------
     def create_match(self, setup: Any, seats: Any, seed: Any = None, opening: Any = ()) -> dict:
@@ -262,7 +256,9 @@ class Fief2MatchService:
                 hashes[i] = token_hash(tokens[i])
                 specs.append("external")
             else:
-                bots[i] = check_bot_spec(spec, f"seats[{i}].bot", self.bot_limits, (seed * 1_000_003 + i) % 2 ** 63)
+                bots[i] = check_bot_spec(spec, f"seats[{i}].bot", self.bot_limits, (seed * 1_000_003 + i) % 2 ** 63,
+                                         s["players"])
+                self._hook(bots[i], s["players"])
                 specs.append(spec)
         st = new_state(s)
         m = Fief2Match(secrets.token_hex(8), s, specs, seed, st, hashes, bots)
@@ -395,11 +391,13 @@ class Fief2MatchService:
             return {"format": "fief2-game/1", "json": rec.to_json(), "seats": list(m.seats)}
 
     def close(self, timeout: float = 5.0) -> None:
+        """Stop the bots (their searches cancelled at once) and end the watch streams."""
         self._closed.set()
         with self._lock:
             self._wake.notify_all()
-        if self._thread is not None:
-            self._thread.join(timeout)
+        end = time.monotonic() + timeout
+        for t in self._threads:
+            t.join(max(0.0, end - time.monotonic()))
 
     # -- helpers ---------------------------------------------------------------------------------------------
     def _match(self, match_id: Any) -> Fief2Match:
@@ -445,29 +443,63 @@ class Fief2MatchService:
             old, _ = self._finished.popitem(last=False)
             self._matches.pop(old, None)
 
+    def _hook(self, bot: Any, players: int) -> None:
+        """A search bot's searches through the server's admission and caps, cancelled when the service closes."""
+        from feudo_ai.bots.base import AdviceBot
+
+        if not isinstance(bot, AdviceBot):
+            return
+        bot.cancel = self._closed
+        if self.bot_limits is None and self.slots is None:
+            return
+
+        def search(state: Any, seat: int, options: Any, cancel: Any) -> Any:
+            from feudo_ai.search import advise
+
+            threads = min(options.threads, self.bot_limits.max_threads) if self.bot_limits else options.threads
+            if self.slots is not None and not self.slots.acquire(threads, cancel):
+                raise _Closed()
+            try:
+                if self.bot_limits is not None:
+                    options = self.bot_limits.bounded(options, players)
+                return advise(state, seat, options, cancel=cancel)
+            finally:
+                if self.slots is not None:
+                    self.slots.release(threads, background=True)
+        bot.searcher = search
+
     def _bot_loop(self) -> None:
         while not self._closed.is_set():
             with self._lock:
-                while not self._todo and not self._closed.is_set():
+                while not self._closed.is_set() and not any(x not in self._busy for x in self._todo):
                     self._wake.wait(1.0)
                 if self._closed.is_set():
                     return
-                match_id = self._todo.popleft()
+                match_id = next(x for x in self._todo if x not in self._busy)
+                self._todo = collections.deque(x for x in self._todo if x != match_id)
+                self._busy.add(match_id)
                 m = self._matches.get(match_id)
-            if m is None:
-                continue
+            again = finished = False
             try:
-                again = self._move_bots(m)
+                if m is not None:
+                    again = self._move_bots(m)
+                    with m.lock:
+                        finished = m.finished
+            except _Closed:
+                return
             except Exception:  # noqa: BLE001 - one match's failure must not stop the others' bots
-                log.exception("fief2 match %s: a bot failed; its bots stop", m.id)
-                continue
-            with m.lock:
-                finished = m.finished
-            if again or finished:
+                log.exception("fief2 match %s: a bot failed; its bots stop", match_id)
+            finally:
+                with self._lock:
+                    self._busy.discard(match_id)
+                    self._wake.notify_all()
+            if m is not None and (again or finished):
                 self._after_change(m, finished)
 
     def _move_bots(self, m: Fief2Match) -> bool:
-        """Up to :data:`BOT_STEPS` bot actions of ``m``; True if a bot is still to act."""
+        """Up to :data:`BOT_STEPS` bot actions of ``m``; True if a bot is still to act. A bot decides on a copy,
+        without the match's lock (a search may take seconds; the match's calls go on meanwhile): only this worker
+        moves the match's bots, and no external seat can act while a bot is to act."""
         for _ in range(BOT_STEPS):
             if self._closed.is_set():
                 return False
@@ -475,13 +507,22 @@ class Fief2MatchService:
                 seat = m.to_act()
                 if m.finished or seat is None or seat not in m.bots:
                     return False
-                st = m.state
-                legal = st.legal_actions()
-                action = legal[0] if len(legal) == 1 else m.bots[seat].choose(st.clone())
+                st, count = m.state.clone(), len(m.actions)
+            legal = st.legal_actions()
+            action = legal[0] if len(legal) == 1 else m.bots[seat].choose(st)
+            if self._closed.is_set():
+                return False
+            with m.lock:
+                if len(m.actions) != count:  # pragma: no cover - nobody else moves a bot's seat
+                    continue
                 if action not in legal:  # pragma: no cover - a bot's bug, not the client's
                     raise RuntimeError(f"bot of seat {seat} chose an illegal action {action}")
                 m.apply(action)
         return True
+
+
+class _Closed(Exception):
+    """A bot's search was cancelled while it waited for its turn (the service is closing)."""
 
 
 def observation_json(observation: dict) -> str:

@@ -154,8 +154,8 @@ class FeudoServer:
         self.servicer.matches = self.matches  # the Advisor reads a hosted match's seat view (Position.match)
         mpb_grpc.add_MatchesServicer_to_server(self.matches_servicer, self.server)
         # Fief 2 (fief2.v1): its own hosted matches, in memory, under the same caps; watch streams share one cap
-        self.fief2_matches = Fief2MatchService(max_matches=s.max_matches, bot_limits=bot_limits)
-        self.fief2_servicer = Fief2AdvisorServicer(cfg, self.fief2_matches)
+        self.fief2_matches = Fief2MatchService(max_matches=s.max_matches, bot_limits=bot_limits, slots=self.slots)
+        self.fief2_servicer = Fief2AdvisorServicer(cfg, self.fief2_matches, self.servicer)
         f2apb_grpc.add_AdvisorServicer_to_server(self.fief2_servicer, self.server)
         self.fief2_matches_servicer = Fief2MatchesServicer(self.fief2_matches, self.matches_servicer._watch_slots,
                                                            s.max_watch_streams)

@@ -1,5 +1,5 @@
 """Protocol version 1 (protobuf package ``tabletop.v1``): seats, tokens, search limits and statistics, actions,
-match summaries and record envelopes shared by the games' packages (``fief2.v1``). Stubs generated at build time
+match summaries and record envelopes shared by the games' own packages. Stubs generated at build time
 from ``proto/tabletop/v1/``; never committed. The generated modules import it as ``from tabletop.v1 import
 tabletop_pb2``, which is why this package is top-level.
 """
