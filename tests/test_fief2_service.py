@@ -75,11 +75,18 @@ def test_whole_three_family_match_one_open_seat_two_greedy_bots(server):
                                                                  seat=me))
             assert [a.id for a in legal.actions] == [a.id for a in obs.legal_actions]  # Advisor == Matches
             if len(submitted) % 2:  # every other decision the Advisor's (its search of the seat's view)
+                limits = tpb.SearchLimits(iterations=64, seed=len(submitted))
                 advice = advisor.Suggest(apb.SuggestRequest(position=seat_position(r.match_id, me, token), seat=me,
-                                                            limits=tpb.SearchLimits(iterations=64, seed=1)))
+                                                            limits=limits))
                 assert advice.best.id in {a.id for a in obs.legal_actions}
                 assert advice.stats.iterations == 64 or len(obs.legal_actions) == 1
                 action = advice.best.id
+                # the observation form (what GetObservation gave) is the same position to the Advisor
+                observed = gpb.Position(observation_json=obs.observation.json, setup=obs.setup)
+                again = advisor.Suggest(apb.SuggestRequest(position=observed, seat=me, limits=limits))
+                assert (again.best, list(again.alternatives)) == (advice.best, list(advice.alternatives))
+                assert advisor.LegalActions(apb.LegalActionsRequest(position=observed, seat=me)).actions == \
+                    legal.actions
             else:
                 action = rng.choice(obs.legal_actions).id
             done = matches.SubmitAction(mpb.SubmitActionRequest(match_id=r.match_id, seat=me, token=token,
@@ -350,6 +357,19 @@ def test_oversized_and_malformed_fields_name_the_field(server):
     ]
     for call, request, code, field in cases:
         assert_error(rpc_error(call, request), code, field)
+    # the observation form: only the seat's own observation, of the request's seat
+    st = new_game(players=3)
+    leaky = {**st.observation(0), "hands": [[1], [2], [3]]}
+    for obs, seat, field in ((leaky, 0, "position.observation_json: observation.hands[1]"),
+                             (st.observation(1), 0, "position.observation_json: seat:"),
+                             ({"players": 3}, 0, "position.observation_json: seat:"),
+                             ({**st.observation(0), "seat": 0, "cash": [1]}, 0, "position.observation_json:")):
+        e = rpc_error(advisor.LegalActions, apb.LegalActionsRequest(
+            position=gpb.Position(observation_json=json.dumps(obs)), seat=seat))
+        assert_error(e, grpc.StatusCode.INVALID_ARGUMENT, field)
+    e = rpc_error(advisor.LegalActions, apb.LegalActionsRequest(position=gpb.Position(
+        observation_json=json.dumps(st.observation(0)), setup=gpb.GameSetup(players=4)), seat=0))
+    assert_error(e, grpc.StatusCode.INVALID_ARGUMENT, "position.setup.players:")
     # a state whose fields are well typed but no game reaches (a family holding the same card twice)
     st = new_game(players=3).to_dict()
     st["hands"] = [[0, 0], [], []]

@@ -98,7 +98,7 @@ def state_of(position: fpb.Position, seat: int, matches: Any) -> Any:
     :func:`legal_actions` and the search read it, each only what ``seat`` may know."""
     form = position.WhichOneof("form")
     if form is None:
-        raise invalid("position: expected one of state_json or match")
+        raise invalid("position: expected one of state_json, match or observation_json")
     if form == "match":
         ref = position.match
         if ref.seat != seat:
@@ -109,17 +109,22 @@ def state_of(position: fpb.Position, seat: int, matches: Any) -> Any:
             return matches.seat_state(ref.match_id, ref.seat, ref.token)
         except MatchError as e:
             raise type(e)(f"position.match.{e}") from None
-    return _state_from_json(position.state_json, seat)
+    if form == "observation_json":
+        return _state_from_observation(position, seat)
+    return _state_from_json(position, seat)
 
 
-def _state_from_json(text: str, seat: int) -> Any:
+@functools.lru_cache(maxsize=64)
+def _game(players: int, turn_limit: int | None, scored_turns: int | None) -> Any:
+    """The (immutable) game of a setup, shared by the positions that name it."""
+    return new_state({"players": players, "turn_limit": turn_limit, "scored_turns": scored_turns}).game
+
+
+def _read(position: fpb.Position, where: str, what: str) -> tuple[dict, Any]:
+    """The JSON object of a position's text field, and its game (``position.setup``'s, checked)."""
     from engine.checker import parse_json
-    from engine.errors import FeudoError
-    from fief2 import Game
-    from fief2.invariants import check_invariants
-    from fief2.state import State
 
-    where = "position.state_json"
+    text = getattr(position, where.rpartition(".")[2])
     if len(text) > MAX_STATE_CHARS:
         raise invalid(f"{where}: at most {MAX_STATE_CHARS} characters, got {len(text)}")
     try:
@@ -127,22 +132,67 @@ def _state_from_json(text: str, seat: int) -> Any:
     except InvalidArgument as e:
         raise invalid(str(e)) from None
     if not isinstance(d, dict):
-        raise invalid(f"{where}: expected a \"fief2-state/1\" JSON object")
+        raise invalid(f"{where}: expected {what} JSON object")
     players = d.get("players")
     if not isinstance(players, int) or isinstance(players, bool) or not 3 <= players <= 6:
         raise invalid(f"{where}: players: expected an integer in [3, 6] (F1), got {quoted(players)}")
-    check_seat(seat, players)
+    if position.HasField("setup"):
+        setup = setup_of(position.setup, "position.setup")
+        if setup["players"] != players:
+            raise invalid(f"position.setup.players: {setup['players']}, but the position is of {players} families")
+    else:
+        setup = {"players": players, "turn_limit": None, "scored_turns": None}
+    return d, _game(setup["players"], setup["turn_limit"], setup["scored_turns"])
+
+
+def _checked(st: Any, where: str) -> Any:
+    """``st`` if the rules can play on from it: a well-typed state may still be one no game reaches (the rules
+    would read out of their tables)."""
+    from engine.errors import FeudoError
+    from fief2.invariants import check_invariants
+
     try:
-        st = State.from_dict(d, Game(players=players))
-    except FeudoError as e:
-        raise invalid(f"{where}: {e}") from None
-    try:  # a well-typed state may still be one no game reaches: the rules would read out of their tables
         check_invariants(st)
         st.current_player()
         st.legal_actions()
     except (AssertionError, IndexError, KeyError, ValueError, TypeError, FeudoError) as e:
         raise invalid(f"{where}: not a consistent Fief 2 position ({quoted(str(e), 200)})") from None
     return st
+
+
+def _state_from_json(position: fpb.Position, seat: int) -> Any:
+    from engine.errors import FeudoError
+    from fief2.state import State
+
+    where = "position.state_json"
+    d, game = _read(position, where, 'a "fief2-state/1"')
+    check_seat(seat, game.num_players)
+    try:
+        st = State.from_dict(d, game)
+    except FeudoError as e:
+        raise invalid(f"{where}: {e}") from None
+    return _checked(st, where)
+
+
+def _state_from_observation(position: fpb.Position, seat: int) -> Any:
+    """The search's view of a seat's observation (:func:`feudo_ai.search.games.fief2.seat_view`): the public
+    fields and the seat's cards as observed, the other hands a placeholder dealing that depends on the observation
+    only. Its legal actions for the seat are the real ones (F47); nothing else of it is read but through
+    :func:`seat_view` (which hides the placeholders again)."""
+    from engine.errors import FeudoError
+    from feudo_ai.search.games.fief2 import ObservedFief2Position, seat_view as search_view
+
+    where = "position.observation_json"
+    d, game = _read(position, where, "an observation's")
+    check_seat(seat, game.num_players)
+    if d.get("seat") != seat:
+        raise invalid(f"{where}: seat: the observation is seat {quoted(d.get('seat'))}'s, not the request's seat "
+                      f"{seat}")
+    try:
+        view = search_view(ObservedFief2Position(game, d))
+    except FeudoError as e:
+        raise invalid(f"{where}: {e}") from None
+    return _checked(view, where)
 
 
 def seat_view(st: Any, seat: int) -> Any:
