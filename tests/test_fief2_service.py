@@ -38,7 +38,7 @@ def server():
     proc, port = start_process("--http", f"127.0.0.1:{http_port}", "--max-seconds", "5", "--log-level", "WARNING")
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
     try:
-        yield apb_grpc.AdvisorStub(channel), mpb_grpc.MatchesStub(channel), f"http://127.0.0.1:{http_port}"
+        yield apb_grpc.AdvisorServiceStub(channel), mpb_grpc.MatchesServiceStub(channel), f"http://127.0.0.1:{http_port}"
     finally:
         channel.close()
         proc.terminate()
@@ -429,7 +429,7 @@ def post_json(url: str, body: dict) -> tuple[int, dict]:
 
 def test_describe_game_over_http_json_is_the_map_and_ruleset_as_data(server):
     _, _, http = server
-    status, body = post_json(f"{http}/fief2.v1.Advisor/DescribeGame", {"setup": {"players": 4}})
+    status, body = post_json(f"{http}/fief2.v1.AdvisorService/DescribeGame", {"setup": {"players": 4}})
     assert status == 200
     game = body["game"]
     # checked against fief2's own map file, read here
@@ -447,13 +447,41 @@ def test_describe_game_over_http_json_is_the_map_and_ruleset_as_data(server):
     assert game["setup"]["players"] == 4 and game["ruleset"]["handSize"] == 3  # F10: hands of three
     assert int(game["numActions"]) == sum(r["count"] for r in game["actionRanges"])
     # an error is Connect's error JSON with the gRPC code, naming the field
-    status, body = post_json(f"{http}/fief2.v1.Advisor/DescribeGame", {"setup": {"players": 9}})
+    status, body = post_json(f"{http}/fief2.v1.AdvisorService/DescribeGame", {"setup": {"players": 9}})
     assert status == 400 and body["code"] == "invalid_argument" and body["message"].startswith("setup.players:")
     # and the hosted matches answer over HTTP too
-    status, body = post_json(f"{http}/fief2.v1.Matches/CreateMatch",
+    status, body = post_json(f"{http}/fief2.v1.MatchesService/CreateMatch",
                              {"setup": {"players": 3}, "seats": [{"external": True}, {"bot": "greedy"},
                                                                  {"bot": "easy"}], "seed": "4"})
     assert status == 200 and len(body["tokens"]) == 1
-    status, obs = post_json(f"{http}/fief2.v1.Matches/GetObservation",
+    status, obs = post_json(f"{http}/fief2.v1.MatchesService/GetObservation",
                             {"matchId": body["matchId"], "seat": 0, "token": body["tokens"][0]["token"]})
     assert status == 200 and obs["observation"]["phase"] == "PHASE_SETUP" and obs["legalActions"]
+
+
+# ------------------------------------------------------------------------------------------ the protos' style
+def _buf() -> str | None:
+    """The ``buf`` binary: on the PATH, or the one ``npm ci`` installs for the Node client (clients/node)."""
+    import shutil
+    from pathlib import Path
+
+    local = Path(__file__).resolve().parent.parent / "clients" / "node" / "node_modules" / ".bin" / "buf"
+    return shutil.which("buf") or (str(local) if local.exists() else None)
+
+
+@pytest.mark.skipif(_buf() is None, reason="needs buf (clients/node: npm ci)")
+def test_the_new_packages_pass_bufs_standard_lint(tmp_path):
+    """tabletop.v1 and fief2.v1 follow Buf's STANDARD rules (feudo.v1, frozen, is left out: its service names
+    predate them)."""
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    for package in ("tabletop", "fief2"):
+        shutil.copytree(root / "proto" / package, tmp_path / package)
+    (tmp_path / "buf.yaml").write_text("version: v2\nlint:\n  use:\n    - STANDARD\n")
+    result = subprocess.run([_buf(), "lint"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert {p.name for p in (tmp_path / "fief2" / "v1").glob("*.proto")} == {"game.proto", "advisor.proto",
+                                                                              "matches.proto"}

@@ -1,4 +1,4 @@
-"""The ``fief2.v1.Advisor`` servicer: Fief 2's description, a seat's legal actions, a picture of its view, advice.
+"""The ``fief2.v1.AdvisorService`` servicer: Fief 2's description, a seat's legal actions, a picture of its view, advice.
 
 Registered with the generated ``add_AdvisorServicer_to_server`` on the same server as ``feudo.v1`` and served
 through the same :class:`~feudo_ai.wire.plumbing.CallInterceptor` (API token, the call's clock and log line, enum
@@ -32,7 +32,7 @@ from .advisor import MIN_SEARCH_SHARE, AdvisorServicer, ServiceConfig
 from .fief2_convert import check_seat, description, legal_actions, seat_view, setup_of, state_of, to_act
 from .plumbing import Abort, current_call
 
-SERVICE_NAME = apb.DESCRIPTOR.services_by_name["Advisor"].full_name  # "fief2.v1.Advisor"
+SERVICE_NAME = apb.DESCRIPTOR.services_by_name["AdvisorService"].full_name  # "fief2.v1.AdvisorService"
 NO_SEARCH = "no search for Fief 2 in this build"
 PROFILE = "fief2-product"  # feudo_ai/data/profiles.json: 1,000 iterations when the request gives no limit
 
@@ -53,8 +53,8 @@ def search_available() -> str | None:
     return None
 
 
-class Fief2AdvisorServicer(apb_grpc.AdvisorServicer):
-    """The ``fief2.v1.Advisor`` methods. ``matches``: the server's Fief 2 matches (the match form of a position);
+class Fief2AdvisorServicer(apb_grpc.AdvisorServiceServicer):
+    """The ``fief2.v1.AdvisorService`` methods. ``matches``: the server's Fief 2 matches (the match form of a position);
     ``feudo``: the server's ``feudo.v1`` :class:`AdvisorServicer`, whose admission of searches and time reserve
     Fief 2's searches share (None: an admission of their own)."""
 

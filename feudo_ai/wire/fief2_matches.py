@@ -1,4 +1,4 @@
-"""The ``fief2.v1.Matches`` servicer over :class:`~feudo_ai.matches.fief2_service.Fief2MatchService` (hosted Fief 2
+"""The ``fief2.v1.MatchesService`` servicer over :class:`~feudo_ai.matches.fief2_service.Fief2MatchService` (hosted Fief 2
 matches in memory).
 
 Registered with the generated ``add_MatchesServicer_to_server`` and served through the same
@@ -23,15 +23,15 @@ from ..matches.fief2_service import Fief2MatchService
 from .fief2_convert import observation_to_proto, setup_of, setup_to_proto
 from .plumbing import current_call
 
-SERVICE_NAME = mpb.DESCRIPTOR.services_by_name["Matches"].full_name  # "fief2.v1.Matches"
+SERVICE_NAME = mpb.DESCRIPTOR.services_by_name["MatchesService"].full_name  # "fief2.v1.MatchesService"
 
 
 def status_of(error: Exception) -> grpc.StatusCode | None:
     return getattr(grpc.StatusCode, error.code) if isinstance(error, MatchError) else None
 
 
-class Fief2MatchesServicer(mpb_grpc.MatchesServicer):
-    """The ``fief2.v1.Matches`` methods. ``watch_slots``: the server's semaphore of open watch streams (shared with
+class Fief2MatchesServicer(mpb_grpc.MatchesServiceServicer):
+    """The ``fief2.v1.MatchesService`` methods. ``watch_slots``: the server's semaphore of open watch streams (shared with
     ``feudo.v1.Matches``)."""
 
     def __init__(self, service: Fief2MatchService, watch_slots: threading.BoundedSemaphore | None = None,
@@ -67,7 +67,7 @@ class Fief2MatchesServicer(mpb_grpc.MatchesServicer):
         r = self.service.submit_action(req.match_id, req.seat, req.token, req.action, req.expected_action_count)
         return mpb.SubmitActionResponse(action_count=r["action_count"], retry=r["retry"])
 
-    def WatchMatch(self, req: mpb.WatchMatchRequest, context: grpc.ServicerContext) -> Iterator[mpb.MatchEvent]:
+    def WatchMatch(self, req: mpb.WatchMatchRequest, context: grpc.ServicerContext) -> Iterator[mpb.WatchMatchResponse]:
         seat = req.seat if req.HasField("seat") else None
         current_call().set(match=req.match_id, seat=seat, from_count=req.from_action_count)
         cancel = threading.Event()
@@ -78,14 +78,14 @@ class Fief2MatchesServicer(mpb_grpc.MatchesServicer):
             raise ResourceExhausted(f"the server already streams {self.max_watch_streams} watches; retry later")
         return self._events(events)
 
-    def _events(self, events: Iterator[dict]) -> Iterator[mpb.MatchEvent]:
+    def _events(self, events: Iterator[dict]) -> Iterator[mpb.WatchMatchResponse]:
         try:
             for ev in events:
                 if "end" in ev:
                     e = ev["end"]
-                    yield mpb.MatchEvent(end=mpb.MatchEnd(winners=e["winners"], power=e["power"], turns=e["turns"]))
+                    yield mpb.WatchMatchResponse(end=mpb.MatchEnd(winners=e["winners"], power=e["power"], turns=e["turns"]))
                     continue
-                out = mpb.MatchEvent(index=ev["index"], text=ev["text"], turn=ev["turn"], phase=ev["phase"] + 1)
+                out = mpb.WatchMatchResponse(index=ev["index"], text=ev["text"], turn=ev["turn"], phase=ev["phase"] + 1)
                 if ev["actor"] is not None:
                     out.actor = ev["actor"]
                 if ev["action"] is not None:

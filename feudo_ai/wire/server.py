@@ -1,5 +1,5 @@
 """The gRPC server: the Advisor (``feudo.v1.Advisor``) and the hosted matches (``feudo.v1.Matches``) served as
-peers, with Fief 2's (``fief2.v1.Advisor``, ``fief2.v1.Matches``: hosted Fief 2 matches in memory) beside them,
+peers, with Fief 2's (``fief2.v1.AdvisorService``, ``fief2.v1.MatchesService``: hosted Fief 2 matches in memory) beside them,
 health, reflection, optional TLS, API token and Prometheus metrics.
 
     from feudo_ai.wire.server import FeudoServer, ServerSettings
@@ -156,10 +156,10 @@ class FeudoServer:
         # Fief 2 (fief2.v1): its own hosted matches, in memory, under the same caps; watch streams share one cap
         self.fief2_matches = Fief2MatchService(max_matches=s.max_matches, bot_limits=bot_limits, slots=self.slots)
         self.fief2_servicer = Fief2AdvisorServicer(cfg, self.fief2_matches, self.servicer)
-        f2apb_grpc.add_AdvisorServicer_to_server(self.fief2_servicer, self.server)
+        f2apb_grpc.add_AdvisorServiceServicer_to_server(self.fief2_servicer, self.server)
         self.fief2_matches_servicer = Fief2MatchesServicer(self.fief2_matches, self.matches_servicer._watch_slots,
                                                            s.max_watch_streams)
-        f2mpb_grpc.add_MatchesServicer_to_server(self.fief2_matches_servicer, self.server)
+        f2mpb_grpc.add_MatchesServiceServicer_to_server(self.fief2_matches_servicer, self.server)
         self._service_names = ("", advisor.SERVICE_NAME, matches.SERVICE_NAME, fief2_advisor.SERVICE_NAME,
                                fief2_matches.SERVICE_NAME)
         self.health = health.HealthServicer(experimental_non_blocking=True)

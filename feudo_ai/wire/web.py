@@ -348,9 +348,9 @@ def http_server(address: str, server: Any, interceptors: list[grpc.ServerInterce
 
     handlers = grpc_handlers([(apb_grpc.add_AdvisorServicer_to_server, server.servicer),
                               (mpb_grpc.add_MatchesServicer_to_server, server.matches_servicer),
-                              (f2apb_grpc.add_AdvisorServicer_to_server, server.fief2_servicer),
-                              (f2mpb_grpc.add_MatchesServicer_to_server, server.fief2_matches_servicer)])
+                              (f2apb_grpc.add_AdvisorServiceServicer_to_server, server.fief2_servicer),
+                              (f2mpb_grpc.add_MatchesServiceServicer_to_server, server.fief2_matches_servicer)])
     services = [apb.DESCRIPTOR.services_by_name["Advisor"], mpb.DESCRIPTOR.services_by_name["Matches"],
-                f2apb.DESCRIPTOR.services_by_name["Advisor"], f2mpb.DESCRIPTOR.services_by_name["Matches"]]
+                f2apb.DESCRIPTOR.services_by_name["AdvisorService"], f2mpb.DESCRIPTOR.services_by_name["MatchesService"]]
     gateway = ConnectGateway(services, handlers, interceptors, server.settings.config.max_message_bytes)
     return HttpServer(address, web_app(gateway))
