@@ -38,7 +38,8 @@ def server():
     proc, port = start_process("--http", f"127.0.0.1:{http_port}", "--max-seconds", "5", "--log-level", "WARNING")
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
     try:
-        yield apb_grpc.AdvisorServiceStub(channel), mpb_grpc.MatchesServiceStub(channel), f"http://127.0.0.1:{http_port}"
+        yield (apb_grpc.AdvisorServiceStub(channel), mpb_grpc.MatchesServiceStub(channel), f"http://127.0.0.1:{http_port}",
+               channel)
     finally:
         channel.close()
         proc.terminate()
@@ -60,7 +61,7 @@ def test_whole_three_family_match_one_open_seat_two_greedy_bots(server):
     """Seat 1 is played here through SubmitAction, seats 0 and 2 by the server's greedy bots, to the end (F51)."""
     from feudo_ai.bots.fief2_bots import Fief2GreedyBot
 
-    advisor, matches, _ = server
+    advisor, matches, _, _ = server
     r = matches.CreateMatch(mpb.CreateMatchRequest(setup=gpb.GameSetup(players=3),
                                                    seats=[bot("greedy"), EXTERNAL, bot("greedy")], seed=11))
     assert [t.seat for t in r.tokens] == [1]
@@ -163,7 +164,7 @@ def test_twin_games_differing_in_another_familys_hand_look_the_same_to_seat_0(se
     """F46: two matches identical but for families 1 and 2's hands (their cards swapped): every answer seat 0
     gets, from Matches and from the Advisor on its match seat, is the same byte for byte, to the end (Suggest's:
     the same advice; only its clock differs)."""
-    advisor, matches, _ = server
+    advisor, matches, _, _ = server
     openings = twin_openings()
     assert openings[0] != openings[1]
     twins = []
@@ -230,7 +231,7 @@ def test_twin_games_differing_in_another_familys_hand_look_the_same_to_seat_0(se
 def test_twin_states_look_the_same_to_seat_0_through_the_advisor(server):
     """The state form: two whole states differing only in families 1 and 2's hands give seat 0 the same legal
     actions, picture and advice (the server reads only seat 0's view of them)."""
-    advisor, _, _ = server
+    advisor, _, _, _ = server
     states = []
     for opening in twin_openings(seed=8):
         st = new_game(players=3, turn_limit=4)
@@ -258,7 +259,7 @@ def test_twin_states_look_the_same_to_seat_0_through_the_advisor(server):
 # ------------------------------------------------------------------------------------------ bad input
 @pytest.fixture(scope="module")
 def open_match(server):
-    _, matches, _ = server
+    _, matches, _, _ = server
     r = matches.CreateMatch(mpb.CreateMatchRequest(setup=gpb.GameSetup(players=3),
                                                    seats=[EXTERNAL, bot("greedy"), bot("random")], seed=1))
     return r.match_id, r.tokens[0].token
@@ -271,7 +272,7 @@ def assert_error(error: grpc.RpcError, code: grpc.StatusCode, field: str) -> Non
 
 
 def test_unknown_and_illegal_actions_are_invalid_arguments_naming_action(server, open_match):
-    _, matches, _ = server
+    _, matches, _, _ = server
     match_id, token = open_match
     obs = matches.GetObservation(mpb.GetObservationRequest(match_id=match_id, seat=0, token=token))
     assert obs.observation.to_act == 0 and obs.legal_actions  # F7: seat 0 picks first
@@ -285,7 +286,7 @@ def test_unknown_and_illegal_actions_are_invalid_arguments_naming_action(server,
 
 
 def test_tokens_are_checked_on_every_seat_call(server, open_match):
-    advisor, matches, _ = server
+    advisor, matches, _, _ = server
     match_id, token = open_match
     cases = [("", grpc.StatusCode.UNAUTHENTICATED, "token:"),
              ("x" * 32, grpc.StatusCode.PERMISSION_DENIED, "token:"),
@@ -307,7 +308,7 @@ def test_tokens_are_checked_on_every_seat_call(server, open_match):
 
 
 def test_oversized_and_malformed_fields_name_the_field(server):
-    advisor, matches, _ = server
+    advisor, matches, _, _ = server
     cases = [
         (matches.GetObservation, mpb.GetObservationRequest(match_id="m" * 20_000, seat=0, token="t"),
          grpc.StatusCode.INVALID_ARGUMENT, "match_id:"),
@@ -384,7 +385,7 @@ def test_oversized_and_malformed_fields_name_the_field(server):
 def test_suggest_checks_the_request_then_searches_the_seats_view(server, open_match):
     """Limits beyond the caps and a seat not to act are refused as for Feudo; then the search's best action is
     one of the seat's legal actions, the same for the same seed and iterations."""
-    advisor, _, _ = server
+    advisor, _, _, _ = server
     match_id, token = open_match
     pos = seat_position(match_id, 0, token)
     assert_error(rpc_error(advisor.Suggest, apb.SuggestRequest(position=pos, seat=0,
@@ -428,7 +429,7 @@ def post_json(url: str, body: dict) -> tuple[int, dict]:
 
 
 def test_describe_game_over_http_json_is_the_map_and_ruleset_as_data(server):
-    _, _, http = server
+    _, _, http, _ = server
     status, body = post_json(f"{http}/fief2.v1.AdvisorService/DescribeGame", {"setup": {"players": 4}})
     assert status == 200
     game = body["game"]
@@ -457,6 +458,20 @@ def test_describe_game_over_http_json_is_the_map_and_ruleset_as_data(server):
     status, obs = post_json(f"{http}/fief2.v1.MatchesService/GetObservation",
                             {"matchId": body["matchId"], "seat": 0, "token": body["tokens"][0]["token"]})
     assert status == 200 and obs["observation"]["phase"] == "PHASE_SETUP" and obs["legalActions"]
+
+
+def test_reflection_and_health_name_the_fief2_services(server):
+    """grpcurl and load balancers see the new services like feudo.v1's."""
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+    from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
+
+    _, _, _, channel = server
+    services = set(ProtoReflectionDescriptorDatabase(channel).get_services())
+    assert {"fief2.v1.AdvisorService", "fief2.v1.MatchesService", "feudo.v1.Advisor", "feudo.v1.Matches"} <= services
+    health = health_pb2_grpc.HealthStub(channel)
+    for name in ("fief2.v1.AdvisorService", "fief2.v1.MatchesService"):
+        assert health.Check(health_pb2.HealthCheckRequest(service=name)).status == \
+            health_pb2.HealthCheckResponse.SERVING
 
 
 # ------------------------------------------------------------------------------------------ the protos' style
