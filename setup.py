@@ -1,10 +1,12 @@
 """Build script: compiles the Cython extensions (engine core, search core) and generates the gRPC/protobuf stubs
 during the package build.
 
-The stubs (``feudo/v1/*_pb2.py``, ``*_pb2_grpc.py`` and typed ``*_pb2.pyi``) are generated from ``proto/feudo/v1/``
-by grpcio-tools (a build requirement) into the top-level package ``feudo.v1``, so the generated imports
-(``from feudo.v1 import game_pb2``) resolve as they are: into the build directory for ``pip install .``, into the
-source tree for ``pip install -e .`` (ignored by git, never committed).
+The stubs (``*_pb2.py``, ``*_pb2_grpc.py`` and typed ``*_pb2.pyi``) are generated from every ``proto/**/*.proto``
+by grpcio-tools (a build requirement) into the package named by each file's path: ``proto/feudo/v1/`` into
+``feudo.v1``, ``proto/tabletop/v1/`` into ``tabletop.v1``, ``proto/fief2/v1/`` into ``fief2.v1`` (a subpackage of
+the rules package), so the generated imports (``from feudo.v1 import game_pb2``, ``from tabletop.v1 import
+tabletop_pb2``) resolve as they are: into the build directory for ``pip install .``, into the source tree for
+``pip install -e .`` (ignored by git, never committed). Each package is listed in pyproject.toml.
 
 Set ``FEUDO_DEBUG=1`` to build with Cython bounds checks, wrap-around and initialisation checks on (the
 tests of the core are meant to be run against such a build too). No generated ``.c`` file is committed.

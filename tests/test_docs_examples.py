@@ -153,7 +153,7 @@ def test_examples_are_found() -> None:
     """The collection itself works: README and docs/service.md hold their examples."""
     wanted = {"README.md": ("feudo_ai.advise(", "AdvisorClient(", "feudo play", "feudo companion", "feudo arena",
                             "feudo serve"),
-              "docs/service.md": ("AdvisorClient(", "MatchesClient(")}
+              "docs/service.md": ("AdvisorClient(", "MatchesClient(", "from fief2.v1 import")}
     for name, needles in wanted.items():
         joined = "\n".join(b for _, lang, b, _ in _blocks(ROOT / name) if lang in RUN_LANGS)
         for needle in needles:
@@ -292,3 +292,17 @@ def test_serve_open_opens_the_web_table_in_the_browser(tmp_path) -> None:
         assert opened.read_text() == f"http://{http}/"
     finally:
         _stop_serve(proc, lines)
+
+
+def test_fief2_service_example_plays_a_hosted_match_to_its_end(tmp_path, server_address) -> None:
+    """docs/service.md's Fief 2 example (fief2.v1 stubs) plays its seat against two greedy bots to the end and reads
+    the record."""
+    [(line, body)] = [(ln, b) for ln, lang, b, _ in _blocks(ROOT / "docs" / "service.md")
+                      if lang == "python" and "from fief2.v1 import" in b]
+    result = run_example(ROOT / "docs" / "service.md", line, "python", body, tmp_path, server_address)
+    assert result.returncode == 0, result.stderr
+    import json
+
+    villages = len(json.loads((ROOT / "fief2" / "data" / "maps" / "default.json").read_text())["villages"])
+    assert f"{villages} villages" in result.stdout
+    assert "winners:" in result.stdout and "fief2-game/1" in result.stdout

@@ -1,5 +1,6 @@
 """The gRPC server: the Advisor (``feudo.v1.Advisor``) and the hosted matches (``feudo.v1.Matches``) served as
-peers, with health, reflection, optional TLS, API token and Prometheus metrics.
+peers, with Fief 2's (``fief2.v1.AdvisorService``, ``fief2.v1.MatchesService``: hosted Fief 2 matches in memory) beside them,
+health, reflection, optional TLS, API token and Prometheus metrics.
 
     from feudo_ai.wire.server import FeudoServer, ServerSettings
     server = FeudoServer(ServerSettings(address="127.0.0.1:0")).start()   # server.port: the port bound
@@ -32,12 +33,17 @@ from grpc_reflection.v1alpha import reflection
 
 from feudo.v1 import advisor_pb2_grpc as apb_grpc
 from feudo.v1 import matches_pb2_grpc as mpb_grpc
+from fief2.v1 import advisor_pb2_grpc as f2apb_grpc
+from fief2.v1 import matches_pb2_grpc as f2mpb_grpc
 
 from ..matches import service as match_service
 from ..matches.limits import BotLimits
+from ..matches.fief2_service import Fief2MatchService
 from ..matches.service import MatchService
-from . import advisor, matches
+from . import advisor, fief2_advisor, fief2_matches, matches
 from .advisor import AdvisorServicer, ServiceConfig, new_slots
+from .fief2_advisor import Fief2AdvisorServicer
+from .fief2_matches import Fief2MatchesServicer
 from .matches import MatchesServicer
 from .plumbing import HEALTH_SERVICE, CallInterceptor, Metrics, TokenInterceptor
 
@@ -117,7 +123,9 @@ class FeudoServer:
         # the token interceptor comes first, so a call without the token is refused before anything else runs
         interceptors: list[grpc.ServerInterceptor] = [TokenInterceptor(s.token)] if s.token else []
         interceptors.append(CallInterceptor({advisor.SERVICE_NAME: advisor.status_of,
-                                             matches.SERVICE_NAME: matches.status_of}, self.metrics))
+                                             matches.SERVICE_NAME: matches.status_of,
+                                             fief2_advisor.SERVICE_NAME: fief2_advisor.status_of,
+                                             fief2_matches.SERVICE_NAME: fief2_matches.status_of}, self.metrics))
         self.server = grpc.server(
             futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="advisor"),
             interceptors=interceptors,
@@ -145,11 +153,20 @@ class FeudoServer:
         self.matches_servicer = MatchesServicer(self.matches, s.max_watch_streams)
         self.servicer.matches = self.matches  # the Advisor reads a hosted match's seat view (Position.match)
         mpb_grpc.add_MatchesServicer_to_server(self.matches_servicer, self.server)
-        self._service_names = ("", advisor.SERVICE_NAME, matches.SERVICE_NAME)
+        # Fief 2 (fief2.v1): its own hosted matches, in memory, under the same caps; watch streams share one cap
+        self.fief2_matches = Fief2MatchService(max_matches=s.max_matches, bot_limits=bot_limits, slots=self.slots)
+        self.fief2_servicer = Fief2AdvisorServicer(cfg, self.fief2_matches, self.servicer)
+        f2apb_grpc.add_AdvisorServiceServicer_to_server(self.fief2_servicer, self.server)
+        self.fief2_matches_servicer = Fief2MatchesServicer(self.fief2_matches, self.matches_servicer._watch_slots,
+                                                           s.max_watch_streams)
+        f2mpb_grpc.add_MatchesServiceServicer_to_server(self.fief2_matches_servicer, self.server)
+        self._service_names = ("", advisor.SERVICE_NAME, matches.SERVICE_NAME, fief2_advisor.SERVICE_NAME,
+                               fief2_matches.SERVICE_NAME)
         self.health = health.HealthServicer(experimental_non_blocking=True)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
-        reflection.enable_server_reflection((advisor.SERVICE_NAME, matches.SERVICE_NAME, HEALTH_SERVICE,
-                                             reflection.SERVICE_NAME), self.server)
+        reflection.enable_server_reflection((advisor.SERVICE_NAME, matches.SERVICE_NAME, fief2_advisor.SERVICE_NAME,
+                                             fief2_matches.SERVICE_NAME, HEALTH_SERVICE, reflection.SERVICE_NAME),
+                                            self.server)
         self._metrics_server: Any = None
         self._stopped = threading.Event()
         self.http = None
@@ -198,6 +215,7 @@ class FeudoServer:
         self.matches.begin_close()
         if self.http is not None:
             self.http.stop()
+        self.fief2_matches.close(timeout=0.5)
         self.server.stop(grace).wait()
         self.matches.close(timeout=max(0.1, end - time.monotonic()))
         if self._metrics_server is not None:
@@ -209,6 +227,7 @@ class FeudoServer:
         self.matches.begin_close()
         if self.http is not None:
             self.http.stop()
+        self.fief2_matches.close(timeout=0.5)
         self.server.stop(None).wait()
         self.matches.close()
         self._stopped.set()

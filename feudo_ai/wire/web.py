@@ -44,6 +44,7 @@ from google.protobuf.message import DecodeError
 log = logging.getLogger("feudo.service")
 MAX_STREAM_SECONDS = 30.0  # an HTTP server stream ends after this (deadline_exceeded); the client resumes it
 # methods a browser may call with GET (Connect's side-effect-free unary calls)
+SERVICE_PREFIXES = ("/feudo.v1.", "/fief2.v1.")  # paths of the Connect services (the rest: the web table's files)
 NO_SIDE_EFFECTS = {"DescribeGame", "LegalActions", "RenderPosition", "GetObservation", "ListMatches", "GetRecord"}
 
 
@@ -281,11 +282,11 @@ def static_file(path: str) -> tuple[bytes, str] | None:
 
 
 def web_app(gateway: ConnectGateway) -> Callable[..., Iterable[bytes]]:
-    """The WSGI app: the Connect services under ``/feudo.v1.*/``, the web table's files elsewhere."""
+    """The WSGI app: the Connect services under ``/feudo.v1.*/`` and ``/fief2.v1.*/``, the web table's files elsewhere."""
 
     def app(environ: dict, start_response: Callable) -> Iterable[bytes]:
         path = environ.get("PATH_INFO") or "/"
-        if path.startswith("/feudo.v1."):
+        if path.startswith(SERVICE_PREFIXES):
             return gateway(environ, start_response)
         if environ.get("REQUEST_METHOD") not in ("GET", "HEAD"):
             start_response("405 Method Not Allowed", [("Allow", "GET, HEAD")])
@@ -340,9 +341,16 @@ def http_server(address: str, server: Any, interceptors: list[grpc.ServerInterce
     from feudo.v1 import advisor_pb2_grpc as apb_grpc
     from feudo.v1 import matches_pb2 as mpb
     from feudo.v1 import matches_pb2_grpc as mpb_grpc
+    from fief2.v1 import advisor_pb2 as f2apb
+    from fief2.v1 import advisor_pb2_grpc as f2apb_grpc
+    from fief2.v1 import matches_pb2 as f2mpb
+    from fief2.v1 import matches_pb2_grpc as f2mpb_grpc
 
     handlers = grpc_handlers([(apb_grpc.add_AdvisorServicer_to_server, server.servicer),
-                              (mpb_grpc.add_MatchesServicer_to_server, server.matches_servicer)])
-    services = [apb.DESCRIPTOR.services_by_name["Advisor"], mpb.DESCRIPTOR.services_by_name["Matches"]]
+                              (mpb_grpc.add_MatchesServicer_to_server, server.matches_servicer),
+                              (f2apb_grpc.add_AdvisorServiceServicer_to_server, server.fief2_servicer),
+                              (f2mpb_grpc.add_MatchesServiceServicer_to_server, server.fief2_matches_servicer)])
+    services = [apb.DESCRIPTOR.services_by_name["Advisor"], mpb.DESCRIPTOR.services_by_name["Matches"],
+                f2apb.DESCRIPTOR.services_by_name["AdvisorService"], f2mpb.DESCRIPTOR.services_by_name["MatchesService"]]
     gateway = ConnectGateway(services, handlers, interceptors, server.settings.config.max_message_bytes)
     return HttpServer(address, web_app(gateway))
