@@ -1338,12 +1338,25 @@ cdef bint _road_closed(const F2Game* g, const F2State* s, int f, int x, int w) n
     return False
 
 
+cdef uint64_t _closed_roads(const F2Game* g, const F2State* s, int f, int x) noexcept nogil:
+    """The set of villages w whose road into x is closed for f leaving x (_road_closed for every w at once)."""
+    cdef uint64_t m = 0
+    cdef int p
+    if s.mob_v == x and s.mob_road >= 0 and s.mob_n > 0:
+        m |= (<uint64_t>1) << s.mob_road
+    for p in range(g.P):
+        if s.loc[p] == x and s.onroad[p] >= 0 and s.fam[p] >= 0 and s.fam[p] != f and s.captor[p] == -1:
+            m |= (<uint64_t>1) << s.onroad[p]
+    return m
+
+
 cdef int _destinations(const F2Game* g, const F2State* s, int f, int x, int mode, int64_t refmask,
                        int* out) noexcept nogil:
     """Villages a group of f may step to from x: mode 0 a step (F25-F26), 1 evacuation, 2 retreat (F27)."""
     cdef int i, w, n = 0, o, p, k
     cdef int tmp[F2_MAX_PERSONS]
     cdef bint conducted
+    cdef uint64_t closed
     if _bw(g, s, x):
         return 0  # F16: nothing starts from a Bad Weather fief
     o = _exit_blocked(g, s, f, x)
@@ -1356,9 +1369,10 @@ cdef int _destinations(const F2Game* g, const F2State* s, int f, int x, int mode
                     conducted = True
         if not conducted:
             return 0  # F26.4: refused once, f may not ask to leave x again this turn (F35.4: safe conduct may)
+    closed = _closed_roads(g, s, f, x)
     for i in range(g.num_adj[x]):
         w = g.adj[x][i]
-        if _road_closed(g, s, f, x, w):
+        if (closed >> w) & 1:
             continue
         if mode == 0:
             if (s.refused >> w) & 1 or (_mob_in(s, w) and _bw(g, s, w)):
@@ -1420,11 +1434,15 @@ cdef bint _no_declaration(const F2State* s, int f, int w) noexcept nogil:
 cdef int _step_persons(const F2Game* g, const F2State* s, int f, int x, int* out) noexcept nogil:
     """Movers of f in x that may be in a step: after a refused exit (F26.4) only persons under safe conduct
     from x's owner (F35.4); a person under safe conduct only if a step from x need declare no assault."""
-    cdef int o = _exit_blocked(g, s, f, x)
+    cdef int o, nd, i, j, p, n = 0
     cdef int dests[F2_NEIGHBORS_SCRATCH]
     cdef int movers[F2_MAX_PERSONS]
-    cdef int nd = _destinations(g, s, f, x, 0, 0, dests), nm = _movers(g, s, f, x, movers), i, j, p, n = 0
+    cdef int nm = _movers(g, s, f, x, movers)
     cdef bint ok
+    if nm == 0:
+        return 0
+    o = _exit_blocked(g, s, f, x)
+    nd = _destinations(g, s, f, x, 0, 0, dests)
     for i in range(nm):
         p = movers[i]
         if o >= 0 and s.conduct[p] != o:
@@ -1471,17 +1489,23 @@ cdef inline int _assault_of(const F2State* s, int f, int v) noexcept nogil:
 
 
 cdef int _legal_move(const F2Game* g, const F2State* s, const int64_t* fr, int* out) noexcept nogil:
-    cdef int f = <int>fr[1], n = 0, x, q, i, w
+    cdef int f = <int>fr[1], n = 0, x, q, i, w, p
+    cdef uint8_t free_here[F2_MAX_VILLAGES]  # families with a free person in the village (not on a road)
+    memset(free_here, 0, sizeof(free_here))
+    for p in range(g.P):
+        if s.fam[p] >= 0 and s.captor[p] == -1 and s.onroad[p] == -1 and s.loc[p] >= 0:
+            free_here[s.loc[p]] |= 1 << s.fam[p]
     out[n] = _act(g, AK_WORD, W_END)
     n += 1
     for x in range(g.V):
-        if _step_persons(g, s, f, x, NULL) and _destinations(g, s, f, x, 0, 0, NULL):
+        if (free_here[x] >> f) & 1 and _step_persons(g, s, f, x, NULL) and _destinations(g, s, f, x, 0, 0, NULL):
             out[n] = _act(g, AK_GROUP, x)
             n += 1
-        if _occupies(g, s, f, x) and not _bw(g, s, x) and _assault_of(s, f, x) < 0 \
+        if ((free_here[x] >> f) & 1 or _soldiers_at(s, f, x) > 0) and not _bw(g, s, x) \
+                and _assault_of(s, f, x) < 0 \
                 and not _conducted_at(g, s, f, x):  # F35.4: no assault declared under safe conduct
             for q in range(g.n):  # F26.5: inside assault
-                if q != f and _occupies(g, s, q, x):
+                if q != f and ((free_here[x] >> q) & 1 or _soldiers_at(s, q, x) > 0):
                     out[n] = _act(g, AK_INSIDE, x * F2_MAX_FAMILIES + q)
                     n += 1
     if _mob_can_move(g, s, fr):
@@ -4065,6 +4089,37 @@ cdef list _bits(const uint64_t* m, int n):
     return [i for i in range(n) if (m[i >> 6] >> (i & 63)) & 1]
 
 
+# fields stored narrower than Python ints: their range in the core (the others are int32 or wider)
+_INT8_FIELDS = ("phase", "first", "hands", "fam", "loc", "onroad", "captor", "conduct", "used", "spouse", "bishop",
+                "votes", "sold", "owner", "mills", "presses", "garrison", "first_owner", "won_by", "title", "pending",
+                "pend_spouse", "retained", "capital", "bad_weather", "famine", "tax", "tithe", "king", "queen",
+                "prince", "mob_v", "mob_road", "mob_ctrl", "revolt_card", "calm_bishop", "answer", "cand",
+                "assaults", "dice", "aims")
+_INT16_FIELDS = ("kg", "qg", "mob_n")
+
+
+def _flat(x):
+    if isinstance(x, list):
+        for y in x:
+            yield from _flat(y)
+    else:
+        yield x
+
+
+def _check_ranges(st) -> None:
+    """Every value fits the core's field (a clear error naming the field, never a silent wrap-around)."""
+    for names, lo, hi in ((_INT8_FIELDS, -128, 127), (_INT16_FIELDS, -32768, 32767)):
+        for name in names:
+            for x in _flat(getattr(st, name)):
+                if not lo <= int(x) <= hi:
+                    raise StateError(f"state.{name}: {x} is outside the Fief 2 core's range [{lo}, {hi}]")
+    for name in ("turn", "step", "seq", "history_len", "regency_end", "cash", "tally", "escrow", "pend_seq",
+                 "esc_wait", "stamp"):
+        for x in _flat(getattr(st, name)):
+            if not -2 ** 31 <= int(x) < 2 ** 31:
+                raise StateError(f"state.{name}: {x} is outside the Fief 2 core's range of 32-bit integers")
+
+
 cdef void _fill(F2State* s, object st, int C) except *:
     """Copy a reference state into s (every field; the sets from their lists)."""
     cdef int f, v, p, i, j, y
@@ -4072,8 +4127,10 @@ cdef void _fill(F2State* s, object st, int C) except *:
     n, V, P, NF = game.num_players, game.V, game.P, game.NF
     memset(s, 0, sizeof(F2State))
     if len(st.stack) > F2_MAX_STACK or len(st.assaults) > F2_MAX_ASSAULTS or len(st.dice) > F2_MAX_DICE \
-            or any(len(a) > F2_MAX_AIMS for a in st.aims) or any(len(h) > F2_MAX_HAND for h in st.hands):
+            or any(len(a) > F2_MAX_AIMS for a in st.aims) or any(len(h) > F2_MAX_HAND for h in st.hands) \
+            or any(len(fr) > F2_FRAME for fr in st.stack):
         raise StateError("the state exceeds the Fief 2 core's fixed sizes (stack, assaults, dice, aims or hands)")
+    _check_ranges(st)
     s.turn, s.step, s.seq, s.history_len = st.turn, st.step, st.seq, st.history_len
     s.regency_end, s.phase, s.first = st.regency_end, st.phase, st.first
     for f in range(n):

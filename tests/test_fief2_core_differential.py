@@ -12,14 +12,16 @@ The default run plays 24 full games (about 40 s); ``-m slow`` plays ``FIEF2_CORE
 
 from __future__ import annotations
 
+import inspect
 import os
 import random
 
 import pytest
+import test_fief2_rules as rules_tests
 
-from engine.errors import IllegalActionError
+from engine.errors import IllegalActionError, StateError
 from fief2 import new_game, sample_chance
-from fief2.state import FR_DEAL, FR_DICE
+from fief2.state import FR_DEAL, FR_DICE, State
 
 core = pytest.importorskip("fief2._core", reason="fief2._core is not built: python setup.py build_ext --inplace")
 Fief2Core, reference_dump = core.Fief2Core, core.reference_dump
@@ -125,6 +127,17 @@ def test_illegal_actions_are_refused_by_name():
     assert c.legal_actions() == legal  # unchanged
 
 
+def test_out_of_range_fields_are_refused_by_name():
+    st = new_game(players=3)
+    st.sold[0][0][0] = 500  # stored in 8 bits in the core
+    with pytest.raises(StateError, match=r"state\.sold: 500 is outside"):
+        Fief2Core.from_state(st)
+    st = new_game(players=3)
+    st.stack = [list(st.stack[-1]) + [0] * 20]
+    with pytest.raises(StateError, match="fixed sizes"):
+        Fief2Core.from_state(st)
+
+
 def test_core_chance_sampling_and_playouts_stay_legal():
     """The core's own draws (the search's generator) are legal outcomes, and a random playout ends the game with
     one share per winner (F51) and no overflow."""
@@ -156,11 +169,6 @@ def test_core_chance_sampling_and_playouts_stay_legal():
 # The hand-built positions of the rules tests (tests/test_fief2_rules.py: one or more per ruling, the rare ones
 # included: F26.4 exit consent, F35.4 safe conduct, F53.17, F49...), replayed with the core checked at every action.
 # ---------------------------------------------------------------------------------------------------------------
-
-import inspect  # noqa: E402
-
-import test_fief2_rules as rules_tests  # noqa: E402
-from fief2.state import State  # noqa: E402
 
 RULES_TESTS = [name for name, fn in inspect.getmembers(rules_tests, inspect.isfunction)
                if name.startswith("test_") and fn.__module__ == rules_tests.__name__]
