@@ -340,13 +340,16 @@ document.addEventListener("keydown", e => {
 });
 
 // ------------------------------------------------------------------------------------------ the Advisor
+// A fixed budget and seed, not a time: the same position gets the same hint (about a second on two cores)
+const HINT_LIMITS = { iterations: "20000", seed: "1" };
+
 async function askHint(t) {
   const panel = document.getElementById("hint");
   panel.replaceChildren(h("p", { class: "muted" }, "thinking…"));
   const key = decisionKey(t);
   try {
     const r = await rpc("Advisor", "Suggest", { position: await positionFor(t), seat: t.seat,
-                                                limits: { seconds: 1.0, seed: "1" } });
+                                                limits: HINT_LIMITS });
     if (t !== T || decisionKey(t) !== key) return;
     t.hint = { advice: r.advice, key };
     render(t);
