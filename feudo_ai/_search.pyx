@@ -22,14 +22,20 @@ Per iteration (:c:func:`_iterate`):
    ``prior``, the one the game's action prior favours, whose prior then adds a progressive bias to UCB1
    (:c:func:`_expand_by_prior`); forced actions and chance outcomes only descend (the other trees'
    nodes of the expanded edge are created when a later walk goes on from it). When the pool is full no node
-   is created any more (a tree whose edge is missing leaves the walk) and iterations go on.
+   is created in that iteration (a tree whose edge is missing leaves the walk); with ``recycle`` the next one
+   starts by freeing the least-travelled half of the pool (:c:func:`_recycle`), so the trees go on growing.
 3. **Playout** (``playout``): ``eval`` evaluates the leaf (the game's ``evaluate``), ``truncated`` plays the
    game's ``playout_action`` until its ``truncate`` says stop and then evaluates, ``random`` plays to the end
    (the game's ``returns``).
 4. **Backpropagation** along the recorded choices, each scored with its chooser's component.
 
 Limits: iterations, a deadline (CLOCK_MONOTONIC), a shared cancel int read every iteration and every 256
-playout steps, and the node cap. Same seed and same iteration budget give the same result.
+playout steps, and the node cap. Same seed and same iteration budget give the same result (with a reused tree:
+the same saved tree and path too).
+
+Tree reuse: :meth:`SearchWorker.saved_tree` copies the seat's own tree out (:class:`SavedTree`), and a later
+worker of the same seat given ``tree`` and ``path`` (the labels the seat observed since) starts its seat's tree as
+the saved subtree below that path.
 """
 
 from libc.stdlib cimport malloc, calloc, realloc, free

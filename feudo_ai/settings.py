@@ -19,7 +19,7 @@ once in :data:`CONSTRAINTS` (``ValueError`` naming the first bad setting). It is
 (``options.search.c``).
 
 Named profiles are data (``feudo_ai/data/profiles.json``): ``default``, ``product`` (by player count), the frozen
-baselines ``ismcts-v1`` and ``pimc``, the Python references, and the difficulty levels ``easy``..``max`` (bot
+baselines ``ismcts-v1``, ``ismcts-v2`` (the product of commit 675d4c0) and ``pimc``, the Python references, and the difficulty levels ``easy``..``max`` (bot
 specs). :func:`resolve` is the one function that turns a profile, a game's player count and a caller's overrides
 into :class:`SearchOptions`; every user calls it: the bots (and so the arena and the OpenSpiel bot), the Advisor
 service, ``feudo advise`` and the hints.

@@ -35,8 +35,9 @@ returns). Why these defaults, and the measured speed and strength: ``docs/search
 
 The node pool holds ``max_nodes`` nodes per worker (64 bytes each); the trees grow by about 4 nodes an
 iteration, and the default pool is sized to the budget (8 per iteration, or :data:`TIMED_MAX_NODES` for a
-timed search). A full pool stops the trees growing, never the search; ``advice.stats.pool_full`` says whether
-that happened.
+timed search). A full pool never stops the search; with ``recycle`` (the default) its least-travelled half is
+freed and the trees go on growing, else they stop growing; ``advice.stats.pool_full`` says whether it filled,
+``advice.stats.recycled`` how often it was recycled.
 """
 
 from __future__ import annotations
@@ -206,8 +207,8 @@ def _default_nodes(iterations: int, timed: bool, players: int, worlds: int, thre
     """A pool that does not fill within the budget: an iteration adds a few nodes (about 4 on average: the
     expanded edge, chance outcomes and the other trees' nodes of the edges walked), so an iteration budget
     gets 8 per iteration; a timed search gets :data:`TIMED_MAX_NODES` (512 MB a worker). Either way the
-    threads' pools together stay within :data:`feudo_ai.settings.MAX_SEARCH_BYTES` (a full pool stops the trees
-    growing, never the search)."""
+    threads' pools together stay within :data:`feudo_ai.settings.MAX_SEARCH_BYTES` (a full pool is recycled, or
+    stops the trees growing, never the search)."""
     cap = min(TIMED_MAX_NODES if timed else MAX_NODES, MAX_SEARCH_BYTES // NODE_BYTES // threads)
     if not timed:
         return min(cap, max(1024, 8 * iterations + players + worlds + 16))
