@@ -2,6 +2,7 @@
 
     python benchmarks/fast_search_speed.py --json [--seconds 1]
     python benchmarks/fast_search_speed.py --playouts --json    # the playouts' cost on positions of random games
+    python benchmarks/fast_search_speed.py --pool-growth --json # when a timed search fills its node pool
 
 Positions: 4 players, default map (seed 1), Castles on the first legal sites, turn 1: the first decision
 after the Castles (CHOOSE_ORDER), the first selector's first pick (SELECT) and the first reveal with a choice
@@ -100,6 +101,33 @@ def playout_rates(iterations: int = 1000) -> dict:
     return out
 
 
+def pool_growth(iterations: int = 4000, count: int = 10) -> dict:
+    """``--pool-growth``: when does a timed search fill its node pool? Over ``count`` positions of random games (2
+    and 4 players, 1 thread, ``iterations`` a position, seeds 0..), the nodes an iteration adds and the iterations
+    per CPU second, for the product's settings and for the plain playouts (``ismcts-v1``'s); their product is the
+    pool's growth a CPU second, and the timed pool (``c_backend.TIMED_MAX_NODES`` nodes) over it the seconds of one
+    unloaded core before it fills and recycling starts (``recycle``)."""
+    from feudo_ai.search.c_backend import TIMED_MAX_NODES
+    from feudo_ai.settings import resolve
+
+    out: dict = {"timed_pool_nodes": TIMED_MAX_NODES, "iterations": iterations, "positions": count}
+    for players in (2, 4):
+        states = random_game_positions(players, count=count)
+        for name, profile in (("product", "product"), ("plain", "ismcts-v1")):
+            base = resolve(profile, players, {"iterations": iterations})
+            c0, its, nodes, full = _cpu(), 0, 0, 0
+            for i, state in enumerate(states):
+                st = feudo_ai.advise(state, state.current_player(), base.replace(seed=i)).stats
+                its, nodes, full = its + st.iterations, nodes + st.nodes, full + st.pool_full
+            rate = its / (_cpu() - c0)
+            per_it = nodes / its
+            out[f"{players}p_{name}"] = {"nodes_per_iteration": round(per_it, 2), "it_per_cpu_s": round(rate),
+                                          "nodes_per_cpu_s": round(per_it * rate),
+                                          "cpu_s_to_fill_timed_pool": round(TIMED_MAX_NODES / (per_it * rate), 1),
+                                          "pools_filled": full}
+    return out
+
+
 def _cpu() -> float:
     r = resource.getrusage(resource.RUSAGE_SELF)
     return r.ru_utime + r.ru_stime
@@ -127,7 +155,14 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--playouts", action="store_true",
                     help="only the playouts' cost: iterations per CPU second over 40 positions of random games")
+    ap.add_argument("--pool-growth", action="store_true",
+                    help="only the node pool's growth: nodes an iteration adds, and the CPU seconds a timed search "
+                         "takes to fill its pool (product and plain playouts, 2 and 4 players)")
     args = ap.parse_args()
+    if args.pool_growth:
+        result = with_provenance(pool_growth(), {"args": args})
+        print(json.dumps(result, indent=1) if args.json else result)
+        return
     if args.playouts:
         result = with_provenance(playout_rates(), {"args": args, "modes": {
             name: feudo_ai.SearchOptions(iterations=1000, seed=1, **kw).to_dict()

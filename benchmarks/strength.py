@@ -4,6 +4,7 @@
     python benchmarks/strength.py --json               # the full set: 3,600 games, about 48 minutes on 2 cores
     python benchmarks/strength.py --suite playouts --json   # evaluation options head to head (~20 minutes)
     python benchmarks/strength.py --suite scaling --json    # thinking time at human budgets (~60 minutes)
+    python benchmarks/strength.py --suite growth --games 40 --seed 5100 --jobs 1 --json   # tree reuse vs ismcts-v2
 
 Every pairing "A vs B" is an arena gauntlet of two entrants (:mod:`feudo_ai.arena`): with P players A sits in one
 seat and B in all the others; every deal (game seed: map board order and chance) is played from every seat of
@@ -165,8 +166,31 @@ def strength_target_pairings(quick: bool, long: bool = False) -> list[dict]:
     return out
 
 
+def growth_pairings(quick: bool) -> list[dict]:
+    """``--suite growth``: a search that keeps growing with time, 2 players, 400 games a pairing (--quick: 4).
+
+    - Tree reuse between a seat's decisions (``reuse_tree``) against the frozen product bot ``ismcts-v2`` at equal
+      time, 0.1 s a decision: ``ismcts`` differs from ``ismcts-v2`` there only by ``reuse_tree`` (the node pool's
+      recycling, also new, never starts within 0.1 s: the timed pool holds 8M nodes). About 40 s a game on one
+      loaded core.
+    - The recycled node pool against the pool that stops growing, head to head at 2,000 iterations a decision in a
+      pool of 1,000 nodes, which fills after about 500 iterations (2 nodes an iteration in 2 players,
+      ``fast_search_speed.py --pool-growth``): a search that outgrows its pool, as a 10 s search in the Advisor's
+      500,000-node pool does in 4 players (55,000 nodes a CPU second), on a budget of iterations, so the load does
+      not move it. About 18 CPU s a game.
+    """
+    n = 4 if quick else 400
+    return [
+        {"name": "ismcts reuse_tree vs ismcts-v2 (2p, equal time 0.1 s)", "a": "ismcts:seconds=0.1:reuse_tree=true",
+         "b": "ismcts-v2:seconds=0.1", "players": 2, "games": n, "equal_time": True},
+        {"name": "ismcts recycled pool vs pool that stops growing (2p, 2000 it, 1000 nodes)",
+         "a": "ismcts:iterations=2000:max_nodes=1000", "b": "ismcts:iterations=2000:max_nodes=1000:recycle=false",
+         "players": 2, "games": n},
+    ]
+
+
 SUITES = {"targets": pairings, "playouts": playout_pairings, "scaling": scaling_pairings,
-          "strength-targets": strength_target_pairings}
+          "strength-targets": strength_target_pairings, "growth": growth_pairings}
 # Earlier spellings of a suite's name, still accepted: the commands recorded with the committed results (their
 # ``provenance``) and older notes use them. Not offered in --help.
 SUITE_ALIASES = {"issue14": "strength-targets"}

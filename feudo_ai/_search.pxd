@@ -77,6 +77,12 @@ ctypedef struct SearchC:
     int cap
     int used
     int roots[MAX_OBSERVERS]
+    int recycle             # when the pool fills, free its least-travelled subtrees (_recycle) and go on growing
+    int full                # an expansion found the pool full since the last recycling
+    int filled              # the pool filled at least once (statistics: pool_full)
+    long long recycled      # recyclings so far
+    long long freed         # nodes freed by them
+    long long reused        # nodes of an earlier search's tree this search started with (tree reuse)
     # scratch (max_legal + 1 entries, or num_actions + 1 for the per-action arrays)
     int* legal              # legal actions of the current step
     int* untried            # untried legal actions (UCB expansion)
@@ -105,3 +111,10 @@ cdef class SearchWorker:
 
 cdef class CancelFlag:
     cdef int* flag
+
+
+cdef class SavedTree:
+    cdef NodeC* nodes       # one tree, its root at index 0, every child after its parent
+    cdef int count
+    cdef readonly int player   # whose tree it is
+    cdef readonly int players  # players of its game

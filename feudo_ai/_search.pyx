@@ -22,17 +22,23 @@ Per iteration (:c:func:`_iterate`):
    ``prior``, the one the game's action prior favours, whose prior then adds a progressive bias to UCB1
    (:c:func:`_expand_by_prior`); forced actions and chance outcomes only descend (the other trees'
    nodes of the expanded edge are created when a later walk goes on from it). When the pool is full no node
-   is created any more (a tree whose edge is missing leaves the walk) and iterations go on.
+   is created in that iteration (a tree whose edge is missing leaves the walk); with ``recycle`` the next one
+   starts by freeing the least-travelled half of the pool (:c:func:`_recycle`), so the trees go on growing.
 3. **Playout** (``playout``): ``eval`` evaluates the leaf (the game's ``evaluate``), ``truncated`` plays the
    game's ``playout_action`` until its ``truncate`` says stop and then evaluates, ``random`` plays to the end
    (the game's ``returns``).
 4. **Backpropagation** along the recorded choices, each scored with its chooser's component.
 
 Limits: iterations, a deadline (CLOCK_MONOTONIC), a shared cancel int read every iteration and every 256
-playout steps, and the node cap. Same seed and same iteration budget give the same result.
+playout steps, and the node cap. Same seed and same iteration budget give the same result (with a reused tree:
+the same saved tree and path too).
+
+Tree reuse: :meth:`SearchWorker.saved_tree` copies the seat's own tree out (:class:`SavedTree`), and a later
+worker of the same seat given ``tree`` and ``path`` (the labels the seat observed since) starts its seat's tree as
+the saved subtree below that path.
 """
 
-from libc.stdlib cimport malloc, calloc, free
+from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memset, memcpy
 from libc.math cimport sqrt, log, exp
 from libc.stdint cimport int8_t, int32_t, int64_t, uint16_t, uint64_t
@@ -106,6 +112,8 @@ cdef inline int _new_node(SearchC* S, int parent, int label) noexcept nogil:
     cdef int i
     cdef NodeC* nd
     if S.used >= S.cap:
+        S.full = 1
+        S.filled = 1
         return -1
     i = S.used
     S.used += 1
@@ -120,6 +128,191 @@ cdef inline int _new_node(SearchC* S, int parent, int label) noexcept nogil:
     else:
         nd.sibling = -1
     return i
+
+
+cdef int _recycle(SearchC* S) noexcept nogil:
+    """Free the least-travelled half of a full pool and compact what is kept, so the trees go on growing.
+
+    A node's *flow* is how many iterations went through it: its visits where its owner chose it, else (an edge
+    the tree only follows: another player's move, chance, a signal, a forced action) the flows of its children
+    summed. Walks through a node go on to at most one of its children, so a flow never exceeds its parent's:
+    keeping the nodes whose flow reaches a threshold keeps connected trees (every root is kept). The threshold is
+    the smallest that keeps at most half the pool. The kept nodes move to the front in their order (a child
+    still comes after its parent, the order this function relies on), their links rewritten; a freed child of a
+    kept node is an untried edge again (the parent's statistics stay). Deterministic: it depends only on the
+    trees. Returns 0, or -1 without memory for its scratch arrays (then nothing changed)."""
+    cdef NodeC* nodes = S.nodes
+    cdef int used = S.used
+    cdef int i, c, k, prev, kept, t, first
+    cdef long long keep_at_most = S.cap // 2, above
+    cdef int HIST = 1 << 16
+    cdef int* flow = <int*>malloc(sizeof(int) * <size_t>used)
+    cdef int* newidx = <int*>malloc(sizeof(int) * <size_t>used)
+    cdef long long* hist = <long long*>calloc(HIST + 1, sizeof(long long))
+    cdef long long f
+    if flow == NULL or newidx == NULL or hist == NULL:
+        free(flow)
+        free(newidx)
+        free(hist)
+        return -1
+    # flows, children first (a child's index is larger than its parent's)
+    for i in range(used - 1, -1, -1):
+        if nodes[i].visits > 0:
+            flow[i] = nodes[i].visits
+        else:
+            f = 0
+            c = nodes[i].child
+            while c >= 0:
+                f += flow[c]
+                c = nodes[c].sibling
+            flow[i] = <int>(f if f < 2147483647 else 2147483647)
+        hist[flow[i] if flow[i] < HIST else HIST] += 1
+    # the smallest threshold t >= 1 keeping at most half the pool
+    above = 0
+    t = HIST + 1
+    for i in range(HIST, 0, -1):
+        if above + hist[i] > keep_at_most:
+            break
+        above += hist[i]
+        t = i
+    # which nodes stay: the roots, and every child of a kept node whose flow reaches t (parents first)
+    for i in range(used):
+        newidx[i] = -1
+    for k in range(S.n):
+        newidx[S.roots[k]] = 0
+    if S.pimc:
+        for k in range(S.num_worlds):
+            newidx[S.world_roots[k]] = 0
+    kept = 0
+    for i in range(used):
+        if newidx[i] < 0:
+            continue
+        newidx[i] = kept
+        kept += 1
+        c = nodes[i].child
+        while c >= 0:
+            if flow[c] >= t:
+                newidx[c] = 0  # kept: numbered when reached
+            c = nodes[c].sibling
+    # compact in place: a kept node moves down (newidx[i] <= i); its children (all after it, not moved yet) get
+    # their new sibling links now, the node its new first child
+    for i in range(used):
+        if newidx[i] < 0:
+            continue
+        first = -1
+        prev = -1
+        c = nodes[i].child
+        while c >= 0:
+            k = nodes[c].sibling
+            if newidx[c] >= 0:
+                if prev < 0:
+                    first = newidx[c]
+                else:
+                    nodes[prev].sibling = newidx[c]
+                prev = c
+            c = k
+        if prev >= 0:
+            nodes[prev].sibling = -1
+        nodes[i].child = first
+        if newidx[i] != i:
+            memcpy(&nodes[newidx[i]], &nodes[i], sizeof(NodeC))
+    for k in range(S.n):
+        S.roots[k] = newidx[S.roots[k]]
+    if S.pimc:
+        for k in range(S.num_worlds):
+            S.world_roots[k] = newidx[S.world_roots[k]]
+    S.freed += used - kept
+    S.used = kept
+    S.recycled += 1
+    S.full = 0
+    free(flow)
+    free(newidx)
+    free(hist)
+    return 0
+
+
+cdef int _subtree_order(const NodeC* src, int root, int limit, int* order, int* newchild,
+                        int* newsib) noexcept nogil:
+    """The subtree of ``src`` at ``root`` in breadth-first order, at most ``limit`` nodes: ``order[k]`` the source
+    index of the k-th node, ``newchild[k]``/``newsib[k]`` its links in that numbering (-1: none; the children
+    of a node are numbered together, so a subtree cut at ``limit`` loses a node's last children only). Returns
+    the number of nodes."""
+    cdef int head = 0, count = 1, c, last
+    order[0] = root
+    newsib[0] = -1
+    while head < count:
+        newchild[head] = -1
+        last = -1
+        c = src[order[head]].child
+        while c >= 0 and count < limit:
+            order[count] = c
+            newsib[count] = -1
+            if last < 0:
+                newchild[head] = count
+            else:
+                newsib[last] = count
+            last = count
+            count += 1
+            c = src[c].sibling
+        head += 1
+    return count
+
+
+cdef int _copy_subtree(const NodeC* src, int root, int size, NodeC* dst, int base, int limit) noexcept nogil:
+    """Copy the subtree of ``src`` (``size`` nodes) at ``root`` to ``dst[base:]`` (at most ``limit`` nodes), its
+    root first and every child after its parent; the root becomes a root (no label, no sibling). Returns the
+    nodes copied, or -1 without memory."""
+    cdef int n = size if size < limit else limit
+    cdef int k, count
+    cdef int* order = <int*>malloc(sizeof(int) * <size_t>(n + 1))
+    cdef int* newchild = <int*>malloc(sizeof(int) * <size_t>(n + 1))
+    cdef int* newsib = <int*>malloc(sizeof(int) * <size_t>(n + 1))
+    if order == NULL or newchild == NULL or newsib == NULL:
+        free(order)
+        free(newchild)
+        free(newsib)
+        return -1
+    count = _subtree_order(src, root, n, order, newchild, newsib)
+    for k in range(count):
+        memcpy(&dst[base + k], &src[order[k]], sizeof(NodeC))
+        dst[base + k].child = base + newchild[k] if newchild[k] >= 0 else -1
+        dst[base + k].sibling = base + newsib[k] if newsib[k] >= 0 else -1
+    dst[base].action = -1
+    dst[base].sibling = -1
+    free(order)
+    free(newchild)
+    free(newsib)
+    return count
+
+
+cdef int _subtree_size(const NodeC* src, int root) noexcept nogil:
+    """Nodes in the subtree at ``root`` (a depth-first walk with a stack of its own; -1 without memory)."""
+    cdef int count = 0, c, top = 0
+    cdef int cap = 64
+    cdef int* stack = <int*>malloc(sizeof(int) * cap)
+    cdef int* grown
+    if stack == NULL:
+        return -1
+    stack[0] = root
+    top = 1
+    while top > 0:
+        top -= 1
+        c = stack[top]
+        count += 1
+        c = src[c].child
+        while c >= 0:
+            if top >= cap:
+                grown = <int*>realloc(stack, sizeof(int) * <size_t>(cap * 2))
+                if grown == NULL:
+                    free(stack)
+                    return -1
+                stack = grown
+                cap *= 2
+            stack[top] = c
+            top += 1
+            c = src[c].sibling
+    free(stack)
+    return count
 
 
 cdef inline int _find_child(SearchC* S, int parent, int label) noexcept nogil:
@@ -441,6 +634,8 @@ cdef void _run(SearchC* S) noexcept nogil:
         if S.deadline > 0 and search_now() >= S.deadline:
             S.stop = STOP_TIME
             break
+        if S.full and S.recycle:
+            _recycle(S)  # between iterations: no walk holds a node index
         if (_iterate_pimc(S) if S.pimc else _iterate(S)) < 0:
             S.stop = STOP_CANCELLED
             break
@@ -490,7 +685,8 @@ cdef class SearchWorker:
     def __init__(self, SearchGame game not None, unsigned long long seed, long long iterations=0,
                  double deadline=0.0, int max_nodes=1000000, str playout="truncated", int playout_turns=0,
                  double c=0.2, double exp3_gamma=0.15, CancelFlag cancel=None, str algorithm="ismcts", int worlds=8,
-                 double prior_weight=0.0, double prior_temperature=1.0):
+                 double prior_weight=0.0, double prior_temperature=1.0, bint recycle=False,
+                 SavedTree tree=None, path=None):
         cdef SearchC* S
         cdef int q, i, n
         cdef bint pimc
@@ -512,6 +708,10 @@ cdef class SearchWorker:
             raise ValueError(f"prior_weight: expected a finite number >= 0, got {prior_weight!r}")
         if not 0.0 < prior_temperature < float("inf"):
             raise ValueError(f"prior_temperature: expected a positive number, got {prior_temperature!r}")
+        if tree is not None and (pimc or tree.player != game.seat or tree.players != n):
+            raise ValueError("tree: expected a saved MO-ISMCTS tree of the seat's own, in a game of as many players")
+        if tree is not None and path is None:
+            raise ValueError("path: the labels the seat observed since the saved tree's root are needed with tree")
         S = <SearchC*>calloc(1, sizeof(SearchC))
         if S == NULL:
             raise MemoryError()
@@ -536,6 +736,7 @@ cdef class SearchWorker:
         self.cancel_flag = cancel
         S.cancel = cancel.flag if cancel is not None else NULL
         S.cap = max_nodes
+        S.recycle = recycle
         S.nodes = <NodeC*>malloc(sizeof(NodeC) * <size_t>max_nodes)
         S.legal = <int*>malloc(sizeof(int) * <size_t>(game.c.max_legal + 1))
         S.untried = <int*>malloc(sizeof(int) * <size_t>(game.c.max_legal + 1))
@@ -565,8 +766,20 @@ cdef class SearchWorker:
             for q in range(S.n):
                 S.roots[q] = S.world_roots[0]
         else:
+            start = tree.find(path) if tree is not None else -1
             for q in range(S.n):
-                S.roots[q] = _new_node(S, -1, -1)
+                if q == S.seat and start >= 0:
+                    # tree reuse: the seat's own tree starts as the saved subtree below the edges it observed
+                    # (its own labels: nothing another seat saw and it did not); the other trees start empty
+                    i = _copy_subtree(tree.nodes, start, tree.size_at(start), S.nodes, S.used,
+                                      S.cap - S.used - (S.n - 1 - q))
+                    if i < 0:
+                        raise MemoryError()
+                    S.roots[q] = S.used
+                    S.used += i
+                    S.reused = i
+                else:
+                    S.roots[q] = _new_node(S, -1, -1)
 
     def __dealloc__(self):
         if self.S != NULL:
@@ -655,14 +868,89 @@ cdef class SearchWorker:
         return out
 
     def stats(self):
+        """The worker's figures: ``nodes`` in its pool now, ``pool_full`` whether the pool ever filled,
+        ``recycled`` and ``freed`` how often it was recycled and the nodes that freed, ``reused`` the nodes of an
+        earlier search's tree it started with."""
         cdef SearchC* S = self.S
         return {"iterations": S.iterations, "nodes": S.used, "max_depth": S.max_depth, "elapsed": S.elapsed,
-                "stopped_by": _STOPS[S.stop], "worlds": S.worlds, "pool_full": S.used >= S.cap}
+                "stopped_by": _STOPS[S.stop], "worlds": S.worlds, "pool_full": bool(S.filled or S.used >= S.cap),
+                "recycled": S.recycled, "freed": S.freed, "reused": S.reused}
+
+    def saved_tree(self):
+        """A copy of the seat's own tree (MO-ISMCTS), for a later search of the same seat to start from (tree
+        reuse: :class:`SavedTree`)."""
+        cdef SearchC* S = self.S
+        cdef SavedTree out
+        cdef int size
+        if S.pimc:
+            raise ValueError("algorithm: tree reuse needs the MO-ISMCTS (pimc keeps no tree of the seat)")
+        size = _subtree_size(S.nodes, S.roots[S.seat])
+        if size < 0:
+            raise MemoryError()
+        out = SavedTree.__new__(SavedTree)
+        out.nodes = <NodeC*>malloc(sizeof(NodeC) * <size_t>size)
+        if out.nodes == NULL:
+            raise MemoryError()
+        out.count = _copy_subtree(S.nodes, S.roots[S.seat], size, out.nodes, 0, size)
+        if out.count < 0:
+            raise MemoryError()
+        out.player = S.seat
+        out.players = S.n
+        return out
 
     def belief_counts(self):
         """(the game's belief counters summed over the worlds drawn, number of worlds drawn)."""
         cdef int i
         return [self.S.beliefs[i] for i in range(self.S.game.num_beliefs)], self.S.worlds
+
+
+cdef class SavedTree:
+    """One player's MO-ISMCTS tree kept after its search (:meth:`SearchWorker.saved_tree`): the nodes of its
+    own tree only, keyed by the labels that player observed (``apply_observed``), root at index 0. A later
+    search of the same player starts from the subtree below the labels it observed since
+    (``SearchWorker(..., tree=, path=)``)."""
+
+    def __cinit__(self):
+        self.nodes = NULL
+        self.count = 0
+
+    def __dealloc__(self):
+        free(self.nodes)
+
+    @property
+    def size(self) -> int:
+        return self.count
+
+    def find(self, path) -> int:
+        """The node reached from the root along ``path`` (labels, as the player observed them), -1 if the tree has
+        no such edge."""
+        cdef int node = 0, c, label
+        for label in path:
+            c = self.nodes[node].child
+            while c >= 0 and self.nodes[c].action != label:
+                c = self.nodes[c].sibling
+            if c < 0:
+                return -1
+            node = c
+        return node
+
+    def size_at(self, int node) -> int:
+        if not 0 <= node < self.count:
+            raise ValueError(f"node: expected an index in [0, {self.count}), got {node}")
+        return _subtree_size(self.nodes, node)
+
+    def children(self, int node):
+        """[(label, visits)] of a node's children, in creation order."""
+        cdef int c
+        if not 0 <= node < self.count:
+            raise ValueError(f"node: expected an index in [0, {self.count}), got {node}")
+        out = []
+        c = self.nodes[node].child
+        while c >= 0:
+            out.append((self.nodes[c].action, self.nodes[c].visits))
+            c = self.nodes[c].sibling
+        out.reverse()
+        return out
 
 
 def node_bytes():

@@ -19,7 +19,7 @@ once in :data:`CONSTRAINTS` (``ValueError`` naming the first bad setting). It is
 (``options.search.c``).
 
 Named profiles are data (``feudo_ai/data/profiles.json``): ``default``, ``product`` (by player count), the frozen
-baselines ``ismcts-v1`` and ``pimc``, the Python references, and the difficulty levels ``easy``..``max`` (bot
+baselines ``ismcts-v1``, ``ismcts-v2`` (the product of commit 675d4c0) and ``pimc``, the Python references, and the difficulty levels ``easy``..``max`` (bot
 specs). :func:`resolve` is the one function that turns a profile, a game's player count and a caller's overrides
 into :class:`SearchOptions`; every user calls it: the bots (and so the arena and the OpenSpiel bot), the Advisor
 service, ``feudo advise`` and the hints.
@@ -118,6 +118,9 @@ class Limits:
     deadline: float | None = None  # absolute time.monotonic() by which the search stops (e.g. a gRPC deadline)
     threads: int = 1  # root-parallel workers (C: threads with the GIL released; Python: processes)
     max_nodes: int | None = None  # node pool per worker; None: sized to the budget
+    # C: a full pool frees its least-travelled half (feudo_ai._search._recycle) and the trees go on growing;
+    # False: a full pool stops the trees growing (the search of before, kept by the frozen baselines)
+    recycle: bool = True
     # C, Linux: the workers run this much nicer than the caller, on threads of their own, so that a server's
     # threads answering calls are served first (0: the search runs on the calling thread)
     nice: int = 0
@@ -136,6 +139,9 @@ class SearchParams:
     playout_turns: int = 0  # truncated playouts: turns played after the root's turn ends
     seed: int = 0  # every random choice of the search flows from it
     engine: Engine = Engine.CORE  # backend="python" only: the rules implementation of its worlds
+    # C MO-ISMCTS, bots: a seat's search starts from the subtree of its previous search's own tree below the
+    # labels it observed since (feudo_ai.search.reuse); off until measured to pay (docs/search-history.md)
+    reuse_tree: bool = False
 
 
 @dataclass(frozen=True)
@@ -182,6 +188,18 @@ def _is_real(v: Any) -> bool:
 
 
 @dataclass(frozen=True)
+class _Flag:
+    """A yes/no setting: ``True`` or ``False`` only (a bot spec's ``true``/``false``)."""
+
+    hint: str = ""
+
+    def check(self, name: str, v: Any) -> None:
+        if not isinstance(v, bool):
+            hint = f" ({self.hint})" if self.hint else ""
+            raise ValueError(f"{name}: expected true or false{hint}, got {v!r}")
+
+
+@dataclass(frozen=True)
 class _Range:
     """A number in an interval: ``kind`` "int" or "real", ``lo``/``hi`` closed unless ``open_lo``; ``none``: None
     allowed; ``hint``: what the value means, added to the error."""
@@ -208,7 +226,7 @@ class _Range:
 
 
 # Every setting's constraint, declared once (cross-setting rules: SearchOptions.validate).
-CONSTRAINTS: dict[str, _Range] = {
+CONSTRAINTS: dict[str, _Range | _Flag] = {
     "iterations": _Range("int", 1, MAX_ITERATIONS, none=True),
     "seconds": _Range("real", 0, MAX_SECONDS, open_lo=True, none=True),
     "threads": _Range("int", 1, MAX_THREADS),
@@ -225,6 +243,8 @@ CONSTRAINTS: dict[str, _Range] = {
     "margin_temperature": _Range("real", 0, MAX_TEMPERATURE, open_lo=True),
     "prior_weight": _Range("real", 0, MAX_PRIOR_WEIGHT, hint="0: no prior"),
     "prior_temperature": _Range("real", 0, MAX_TEMPERATURE, open_lo=True),
+    "recycle": _Flag("recycle a full node pool; false: a full pool stops the trees growing"),
+    "reuse_tree": _Flag("start from the seat's previous tree"),
 }
 
 
@@ -311,6 +331,9 @@ class SearchOptions:
         if self.playout_greedy and backend != Backend.C:
             raise ValueError("playout_greedy: the greedy playout moves are only available with backend='c' (they "
                              "run in C)")
+        if self.reuse_tree and (backend != Backend.C or self.algorithm != Algorithm.ISMCTS):
+            raise ValueError("reuse_tree: tree reuse is only available with backend='c' and algorithm='ismcts' (the "
+                             "seat's own tree of the C MO-ISMCTS)")
         nodes = self.max_nodes
         if nodes is not None and backend == Backend.C and threads * nodes * NODE_BYTES > MAX_SEARCH_BYTES:
             raise ValueError(f"max_nodes: {threads} threads x {nodes:,} nodes x {NODE_BYTES} bytes exceeds the "

@@ -59,12 +59,13 @@ def test_v1_options_are_the_defaults_recorded_at_bf7be3f() -> None:
     """The pinned values, written out from the defaults of SearchOptions at commit bf7be3f (the evaluation then
     was the hand-made one, the only one there was, and the tree had no action prior: prior_weight 0 is the search
     of then, bit for bit; no margin term either: margin_weight 0 is that evaluation, bit for bit; the playouts
-    were uniform but for attacks: playout_greedy 0 is that playout, bit for bit)."""
+    were uniform but for attacks: playout_greedy 0 is that playout, bit for bit; a full node pool stopped the trees
+    growing, recycle false; every search started afresh, reuse_tree false)."""
     assert V1_OPTIONS == {"c": 0.2, "exp3_gamma": 0.15, "playout": "truncated", "playout_turns": 0,
                                       "sampler": "uniform", "temperature": 1.0, "worlds": 8, "max_nodes": None,
                                       "threads": 1, "evaluation": "handmade", "prior_weight": 0.0,
                                       "prior_temperature": 1.0, "margin_weight": 0.0, "margin_temperature": 4.0,
-                                      "playout_greedy": 0.0}
+                                      "playout_greedy": 0.0, "recycle": False, "reuse_tree": False}
     for name in ("ismcts-v1", "pimc"):
         opts = make_bot(name, 0).options
         assert opts.iterations == 5000 and opts.seconds is None

@@ -116,9 +116,16 @@ def _play(job: Job) -> dict:
 
         return choose
 
+    observers = [b.observe for b in bots if callable(getattr(b, "observe", None))]
+
+    def tell(st, action: int) -> None:
+        """Every bot that follows the game (tree reuse) is told each action; it keeps only its seat's view."""
+        for observe in observers:
+            observe(st, action)
+
     started = time.perf_counter()
     try:
-        record, final = play_game([chooser(p) for p in range(players)], state, seed=seed)
+        record, final = play_game([chooser(p) for p in range(players)], state, seed=seed, on_action=tell)
     finally:
         for bot in bots:
             close_entrant(bot)  # a remote bot's channel

@@ -92,7 +92,7 @@ class AdviceBot(Bot):
         if self.searcher is not None:
             advice = self.searcher(state, seat, opts, self.cancel)
         else:
-            advice = advise(state, seat, opts, cancel=self.cancel)
+            advice = advise(state, seat, opts, cancel=self.cancel, memory=self.tree_memory(seat, opts))
         self.searched(state, advice)
         self.last_advice = advice
         self._planned = []
@@ -110,6 +110,16 @@ class AdviceBot(Bot):
                 if s.is_chance_node() or s.is_terminal():
                     break  # (a plan ends at new information; never follow it past chance)
         return advice.best
+
+    def tree_memory(self, seat: int, options):
+        """The seat's :class:`~feudo_ai.search.reuse.TreeMemory` for a search with ``options`` (a subclass that
+        reuses its trees keeps one; None: every search starts afresh)."""
+        return None
+
+    def observe(self, state: State, action: int) -> None:
+        """Told by the game's driver before every action of the game (``state`` about to play ``action``); a bot
+        that reuses its trees records the action as its seat sees it (:meth:`TreeMemory.observe`). A driver that
+        does not call it leaves the bot searching every decision afresh."""
 
     def searched(self, state: State, advice) -> None:
         """Called after each search (a subclass may book its time)."""

@@ -11,7 +11,7 @@ from feudo_ai.settings import LEVELS
 
 from .base import Bot, RandomBot
 from .greedy import GreedyBot
-from .search_bots import ISMCTSBot, ISMCTSV1Bot, PIMCBot, PyISMCTSBot, PyPIMCBot
+from .search_bots import ISMCTSBot, ISMCTSV1Bot, ISMCTSV2Bot, PIMCBot, PyISMCTSBot, PyPIMCBot
 
 __all__ = ["BOTS", "LEVELS", "bot_parameters", "factory_parameters", "make_bot", "parse_bot_spec", "register"]
 
@@ -40,6 +40,7 @@ BOTS: dict[str, Callable[..., Bot]] = {
     # the searches in C over the compiled core: the strong players
     "ismcts": ISMCTSBot,
     "ismcts-v1": ISMCTSV1Bot,  # the ismcts frozen at commit bf7be3f (a baseline)
+    "ismcts-v2": ISMCTSV2Bot,  # the product's ismcts frozen at commit 675d4c0 (a baseline)
     "pimc": PIMCBot,
     # the same algorithms in readable Python: references, about 50x slower
     "ismcts-py": PyISMCTSBot,

@@ -1,4 +1,4 @@
-"""The search bots: "ismcts" (the product), the frozen baselines "ismcts-v1" and "pimc", and the Python
+"""The search bots: "ismcts" (the product), the frozen baselines "ismcts-v1", "ismcts-v2" and "pimc", and the Python
 references "ismcts-py" and "pimc-py". Each plays :func:`feudo_ai.search.advise`'s answer with the settings of its
 named profile (``feudo_ai/data/profiles.json``) resolved for the game's number of players by
 :func:`feudo_ai.settings.resolve`, the spec's parameters as overrides."""
@@ -10,6 +10,7 @@ from engine.state import Phase
 from feudo_ai.settings import FIELDS, MAX_ITERATIONS, MAX_SECONDS, SearchOptions, resolve
 
 from feudo_ai.search import c_backend
+from feudo_ai.search.reuse import TreeMemory
 
 from .base import AdviceBot
 from .clock import GameClock
@@ -74,6 +75,7 @@ class ISMCTSBot(AdviceBot):
                 if not isinstance(value, bool):
                     raise ValueError(f"{name}: expected true or false, got {value!r}")
                 setattr(self, name, value)
+        self._memory = None  # the seat's TreeMemory (reuse_tree), made at its first search
         self._bank = 0.0  # decisions' budgets saved by following the plan, not spent yet
         self._prepaid = 0  # picks of the current selection whose budget its search already had
         self.overrides = dict(params)  # the spec's settings, over the profile's in every game
@@ -113,6 +115,18 @@ class ISMCTSBot(AdviceBot):
         if self.clock.exhausted(state):
             return None
         return self.clock.options_for(state, base)
+
+    def tree_memory(self, seat: int, options):
+        """``reuse_tree``: the seat's trees kept from its previous search (:mod:`feudo_ai.search.reuse`)."""
+        if not options.reuse_tree:
+            return None
+        if self._memory is None or self._memory.seat != seat:
+            self._memory = TreeMemory(seat)
+        return self._memory
+
+    def observe(self, state, action: int) -> None:
+        if self._memory is not None:
+            self._memory.observe(state, action)
 
     def searched(self, state, advice) -> None:
         if self.clock is not None:
@@ -164,6 +178,16 @@ class ISMCTSV1Bot(ISMCTSBot):
     follow_plan = False
     bank = False
     frozen = True
+
+
+class ISMCTSV2Bot(ISMCTSBot):
+    """Bot "ismcts-v2": the product's "ismcts" bot as it was frozen as a baseline (commit 675d4c0): its settings are
+    pinned for every player count (profile ``ismcts-v2``, 5,000 iterations when no limit is given) so later changes
+    of the defaults or of the ``product`` profile never alter it; it plays as "ismcts" did then (plan following, the
+    bank, an optional per-game clock). Parameters over its settings are taken as "ismcts" takes them."""
+
+    name = "ismcts-v2"
+    profile = "ismcts-v2"
 
 
 class PIMCBot(ISMCTSBot):

@@ -35,12 +35,13 @@ from . import c_backend, python_backend
 from .answer import Advice, PlannedAction, deadline_of, derive_seed, now
 from .games import adapter_for
 from .position import Position, PreparedPosition
+from .reuse import TreeMemory
 
 __all__ = ["advise"]
 
 
 def advise(position: Position | PreparedPosition, seat: int | None = None, options: SearchOptions | None = None, *,
-           cancel: threading.Event | None = None) -> Advice:
+           cancel: threading.Event | None = None, memory: TreeMemory | None = None) -> Advice:
     """Advice for ``seat`` (default: the player to act) in ``position``.
 
     :param position: a full :class:`engine.State` or ``CoreState`` (projected to the seat's observation first), an
@@ -53,6 +54,9 @@ def advise(position: Position | PreparedPosition, seat: int | None = None, optio
         the C MO-ISMCTS; the product's are ``feudo_ai.settings.resolve("product", players)``).
     :param cancel: a :class:`threading.Event`; setting it stops the search within milliseconds (the answer is then
         the best found so far, ``stats.stopped_by == "cancelled"``).
+    :param memory: with ``options.reuse_tree``, the seat's :class:`~feudo_ai.search.reuse.TreeMemory` (kept by a
+        bot from one decision to the next): the first search starts from the seat's previous tree where the
+        memory knows the way, and leaves its own tree there.
     :raises ValueError: a bad option, seat or a position where the seat has nothing to decide.
     :raises StateError: an inconsistent position.
     :raises ImportError: ``backend="c"`` without the compiled extensions.
@@ -82,18 +86,24 @@ def advise(position: Position | PreparedPosition, seat: int | None = None, optio
     searches = iterations = nodes = max_depth = worlds = 0
     stopped_by = None
     pool_full = False
+    recycled = 0
     while True:
         it = opts.budget
         if searches and it is not None:
             it = max(opts.threads, it // 4)
         sub = opts.replace(iterations=it, seconds=None, deadline=deadline, seed=derive_seed(opts.seed, searches))
-        one = run(current, sub, cancel=cancel)
+        if memory is not None and opts.reuse_tree and opts.backend == Backend.C:
+            # the memory follows the game: only the search from the decision itself reads and keeps its trees
+            one = run(current, sub, cancel=cancel, memory=memory if not searches else None)
+        else:
+            one = run(current, sub, cancel=cancel)
         searches += 1
         st = one.stats
         iterations += st.iterations
         nodes += st.nodes
         stopped_by = st.stopped_by
         pool_full = pool_full or st.pool_full
+        recycled += st.recycled
         max_depth = max(max_depth, st.max_depth)
         worlds += st.worlds_sampled
         if first is None:
@@ -113,6 +123,7 @@ def advise(position: Position | PreparedPosition, seat: int | None = None, optio
     stats = replace(first.stats, algorithm=str(opts.algorithm), backend=str(opts.backend), iterations=int(iterations),
                     nodes=int(nodes), elapsed=elapsed, iterations_per_s=iterations / elapsed if elapsed > 0 else None,
                     stopped_by=stopped_by, limited=stopped_by in ("time", "cancelled"), pool_full=pool_full,
-                    max_depth=int(max_depth), worlds_sampled=int(worlds), seed=opts.seed, searches=searches)
+                    max_depth=int(max_depth), worlds_sampled=int(worlds), seed=opts.seed, searches=searches,
+                    recycled=int(recycled))
     return replace(first, seat=seat, decision=decision, best=plan[0].action, best_text=plan[0].text,
                    plan=tuple(plan), stats=stats)

@@ -69,13 +69,15 @@ class SearchStats:
     iterations_per_s: float | None
     stopped_by: str | None  # "iterations", "time", "cancelled" (None: not reached, e.g. a forced decision)
     limited: bool  # a time limit, deadline or cancel cut the search (not the iteration budget)
-    pool_full: bool  # a worker's node pool filled up (trees stopped growing, the search went on)
+    pool_full: bool  # a worker's node pool filled up (then recycled, or the trees stopped growing; the search went on)
     max_depth: int
     worlds_sampled: int
     seed: int
     searches: int  # searches run for this answer (a selection may need more than one to complete)
     search_seconds: float = 0.0  # wall time inside the search loops (the slowest worker), setup excluded
     worker_iterations: tuple[int, ...] = ()  # iterations of each root-parallel worker (of the first search)
+    recycled: int = 0  # C: times a full node pool was recycled (its least-travelled half freed, growth went on)
+    reused_nodes: int = 0  # C, reuse_tree: nodes of the seat's previous tree the search started from
 
 
 @dataclass(frozen=True)
@@ -141,7 +143,8 @@ def split_budget(iterations: int | None, workers: int, i: int) -> int | None:
 def search_advice(probe: Any, seat: int, opts: SearchOptions, root_stats: Mapping[int, tuple[int, float]],
                   pv: list[tuple[int, str]], beliefs: tuple[CardBelief, ...], decision: str, *, iterations: int,
                   nodes: int, elapsed: float, search_seconds: float, stopped_by: str | None, pool_full: bool,
-                  max_depth: int, worlds: int, worker_iterations: tuple[int, ...]) -> Advice:
+                  max_depth: int, worlds: int, worker_iterations: tuple[int, ...], recycled: int = 0,
+                  reused_nodes: int = 0) -> Advice:
     """The :class:`Advice` of one search from ``probe`` (the seat's public root, the seat to act), whichever
     backend and game ran it (``beliefs`` labelled and ``decision`` named by the game's adapter): ``root_stats``
     {action: (visits, reward sum of the seat)} merged over the workers, ``pv`` the seat's most visited line (its
@@ -158,7 +161,8 @@ def search_advice(probe: Any, seat: int, opts: SearchOptions, root_stats: Mappin
         threads=opts.threads, elapsed=elapsed, iterations_per_s=iterations / elapsed if elapsed > 0 else None,
         stopped_by=stopped_by, limited=stopped_by in ("time", "cancelled"), pool_full=bool(pool_full),
         max_depth=int(max_depth), worlds_sampled=int(worlds), seed=opts.seed, searches=1,
-        search_seconds=float(search_seconds), worker_iterations=tuple(int(x) for x in worker_iterations))
+        search_seconds=float(search_seconds), worker_iterations=tuple(int(x) for x in worker_iterations),
+        recycled=int(recycled), reused_nodes=int(reused_nodes))
     return Advice(seat=seat, decision=decision, best=best, best_text=probe.action_to_string(best),
                   plan=tuple(PlannedAction(a, t) for a, t in plan), alternatives=alternatives, beliefs=beliefs,
                   stats=stats)

@@ -37,8 +37,9 @@ returns). Why these defaults, and the measured speed and strength: ``docs/search
 
 The node pool holds ``max_nodes`` nodes per worker (64 bytes each); the trees grow by about 4 nodes an
 iteration, and the default pool is sized to the budget (8 per iteration, or :data:`TIMED_MAX_NODES` for a
-timed search). A full pool stops the trees growing, never the search; ``advice.stats.pool_full`` says whether
-that happened.
+timed search). A full pool never stops the search; with ``recycle`` (the default) its least-travelled half is
+freed and the trees go on growing, else they stop growing; ``advice.stats.pool_full`` says whether it filled,
+``advice.stats.recycled`` how often it was recycled.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from feudo_ai.settings import MAX_NODES, MAX_SEARCH_BYTES, NODE_BYTES, Algorithm
 from .answer import Advice, deadline_of, derive_seed, now, search_advice, split_budget
 from .cancel import forward_cancel
 from .games import adapter_for
+from .reuse import TreeMemory
 
 try:  # the compiled extensions are optional: without them the Python reference backend still runs
     from feudo_ai import _search
@@ -92,8 +94,11 @@ def search(position, seat: int | None = None, options: SearchOptions | None = No
 
 
 def search_prepared(prepared, options: SearchOptions | None = None, *,
-                    cancel: threading.Event | None = None) -> Advice:
-    """One C search from ``prepared`` (its seat to act): see :func:`search`."""
+                    cancel: threading.Event | None = None, memory: TreeMemory | None = None) -> Advice:
+    """One C search from ``prepared`` (its seat to act): see :func:`search`. With ``options.reuse_tree`` and a
+    ``memory`` (:class:`~feudo_ai.search.reuse.TreeMemory` of the seat) the seat's tree starts from the subtree
+    of its previous search below the labels observed since (when the memory knows them), and the memory keeps
+    the new trees."""
     require()
     started = now()
     opts = SearchOptions() if options is None else options
@@ -110,17 +115,33 @@ def search_prepared(prepared, options: SearchOptions | None = None, *,
     iterations = opts.budget
     deadline = deadline_of(opts, started)
     flag = cancel if isinstance(cancel, _search.CancelFlag) else _search.CancelFlag()
+    reuse = opts.reuse_tree and memory is not None
+    if reuse and memory.seat != seat:
+        raise ValueError(f"memory: a tree memory of seat {memory.seat}, the search is seat {seat}'s")
+    path = memory.path(probe) if reuse else None
+    saved = memory.trees if path is not None and len(memory.trees) == opts.threads else None
+    legal = set(probe.legal_actions())
     workers = []
     for i in range(opts.threads):
         iters = split_budget(iterations, opts.threads, i) or 0
         pool = opts.max_nodes if opts.max_nodes is not None else _default_nodes(iters, deadline is not None,
                                                                                 game.num_players, opts.worlds,
                                                                                 opts.threads)
+        tree = saved[i] if saved is not None else None
+        if tree is not None:
+            start = tree.find(path)
+            # a path the seat's tree does not have, or one that ends where the tree expects other actions (the
+            # memory was not told the game's actions): start afresh
+            if start < 0 or not {a for a, _ in tree.children(start)} <= legal:
+                tree = None
+            elif opts.max_nodes is None:
+                pool = min(pool + tree.size_at(start), MAX_SEARCH_BYTES // NODE_BYTES // opts.threads)
         workers.append(_search.SearchWorker(
             game, derive_seed(opts.seed, i), iterations=iters, deadline=deadline if deadline is not None else 0.0,
             max_nodes=pool, playout=str(opts.playout), playout_turns=opts.playout_turns, c=float(opts.c),
             exp3_gamma=float(opts.exp3_gamma), cancel=flag, algorithm=str(opts.algorithm), worlds=opts.worlds,
-            prior_weight=float(opts.prior_weight), prior_temperature=float(opts.prior_temperature)))
+            prior_weight=float(opts.prior_weight), prior_temperature=float(opts.prior_temperature),
+            recycle=bool(opts.recycle), tree=tree, path=path if tree is not None else None))
     watched = cancel if isinstance(cancel, threading.Event) else None  # a CancelFlag is read by C directly
     with forward_cancel(watched, flag.set):
         if opts.threads == 1 and not opts.nice:
@@ -131,6 +152,8 @@ def search_prepared(prepared, options: SearchOptions | None = None, *,
                 t.start()
             for t in pool:
                 t.join()
+    if reuse:
+        memory.saved([w.saved_tree() for w in workers], probe)
     root: dict[int, tuple[int, float]] = {}
     for w in workers:
         for a, (v, r) in w.root_stats().items():
@@ -150,7 +173,8 @@ def search_prepared(prepared, options: SearchOptions | None = None, *,
         elapsed=now() - started, search_seconds=max(s["elapsed"] for s in per),
         stopped_by=per[0]["stopped_by"], pool_full=any(s["pool_full"] for s in per),
         max_depth=max(s["max_depth"] for s in per), worlds=worlds,
-        worker_iterations=tuple(s["iterations"] for s in per))
+        worker_iterations=tuple(s["iterations"] for s in per), recycled=sum(s["recycled"] for s in per),
+        reused_nodes=sum(s["reused"] for s in per))
 
 
 def _run_worker(worker, nice: int) -> None:
@@ -179,8 +203,8 @@ def _default_nodes(iterations: int, timed: bool, players: int, worlds: int, thre
     """A pool that does not fill within the budget: an iteration adds a few nodes (about 4 on average: the
     expanded edge, chance outcomes and the other trees' nodes of the edges walked), so an iteration budget
     gets 8 per iteration; a timed search gets :data:`TIMED_MAX_NODES` (512 MB a worker). Either way the
-    threads' pools together stay within :data:`feudo_ai.settings.MAX_SEARCH_BYTES` (a full pool stops the trees
-    growing, never the search)."""
+    threads' pools together stay within :data:`feudo_ai.settings.MAX_SEARCH_BYTES` (a full pool is recycled, or
+    stops the trees growing, never the search)."""
     cap = min(TIMED_MAX_NODES if timed else MAX_NODES, MAX_SEARCH_BYTES // NODE_BYTES // threads)
     if not timed:
         return min(cap, max(1024, 8 * iterations + players + worlds + 16))
