@@ -119,8 +119,9 @@ class Limits:
     threads: int = 1  # root-parallel workers (C: threads with the GIL released; Python: processes)
     max_nodes: int | None = None  # node pool per worker; None: sized to the budget
     # C: a full pool frees its least-travelled half (feudo_ai._search._recycle) and the trees go on growing;
-    # False: a full pool stops the trees growing (the search of before, kept by the frozen baselines)
-    recycle: bool = True
+    # False (the default until the arena shows recycling pays, docs/search-history.md): a full pool stops the
+    # trees growing
+    recycle: bool = False
     # C, Linux: the workers run this much nicer than the caller, on threads of their own, so that a server's
     # threads answering calls are served first (0: the search runs on the calling thread)
     nice: int = 0

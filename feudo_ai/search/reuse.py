@@ -9,7 +9,7 @@ search the subtree below those labels becomes the seat's tree (the other players
 iterations already spent on that information set are not lost.
 
 Honesty: the path is made of the seat's own labels only, the very labels its tree is keyed by, so two games that
-differ in a card hidden from the seat lead to the same subtree (``tests/test_search_reuse.py`` checks the advice
+differ in a card hidden from the seat lead to the same subtree (``tests/test_search_growth.py`` checks the advice
 is the same). Determinism: the saved tree depends on the search's seed and budget only, so the same seed, the
 same positions and the same budgets give the same advice.
 
