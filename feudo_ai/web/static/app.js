@@ -407,9 +407,16 @@ function drawAnalysis(t) {
     alternativesTable(adv));
 }
 
+// Ranked by visits, as the search chooses: the choices it looked at most have the surer win rates (a rate from
+// few visits may be higher by chance), which the caption says when the order and the rates disagree.
 function alternativesTable(advice) {
-  return h("table", {}, h("tr", {}, h("th", {}, "now"), h("th", {}, "win"), h("th", {}, "visits")),
-    ...(advice.alternatives || []).slice(0, 5).map(x => h("tr", {}, h("td", {}, x.action.text),
+  const alts = (advice.alternatives || []).slice(0, 5);
+  const shown = x => Math.round((x.winProbability || 0) * 100);  // as pct() prints it
+  const disagree = alts.some((x, i) => i > 0 && shown(x) > shown(alts[0]));
+  return h("table", {}, disagree ? h("caption", { class: "muted" }, "ranked by visits: the search looked most at " +
+    "the first choices, so their win rates are the surer; a higher rate from fewer visits may be luck") : null,
+    h("tr", {}, h("th", {}, "now"), h("th", {}, "win"), h("th", {}, "visits")),
+    ...alts.map(x => h("tr", {}, h("td", {}, x.action.text),
       h("td", {}, pct(x.winProbability || 0)), h("td", {}, x.visits || 0))));
 }
 
