@@ -117,4 +117,3 @@ function draw(r, setStatus) {
     document.addEventListener("keydown", r.onKey);
   }
 }
-}
