@@ -1,4 +1,4 @@
-"""The match service in plain Python: create, observe, act, watch, list, record (gRPC-free).
+"""The match service in plain Python: create, observe, act, watch, list, record, replay (gRPC-free).
 
 :class:`MatchService` is what the gRPC servicer calls; it raises the exceptions of
 :mod:`feudo_ai.matches.errors` (one per status code). Every seat call checks the seat's token first (constant
