@@ -18,6 +18,7 @@ from engine.history import apply_logged
 from engine.record import GameRecord
 from feudo.v1 import matches_pb2 as mpb
 from feudo.v1 import matches_pb2_grpc as mpb_grpc
+from feudo_ai.matches.client import MatchesClient, MatchesError
 from feudo_ai.wire.convert import observation_from_dict, setup_from_request
 
 
@@ -30,7 +31,7 @@ def served():
                                                       seats=[{"bot": "random"}, {"bot": "random"}]))
     events = list(stub.WatchMatch(mpb.WatchMatchRequest(match_id=created.match_id), timeout=60))
     assert events[-1].HasField("end")
-    yield stub, http, created.match_id, stub.GetRecord(mpb.GetRecordRequest(match_id=created.match_id))
+    yield stub, http, created.match_id, stub.GetRecord(mpb.GetRecordRequest(match_id=created.match_id)), grpc_address
     channel.close()
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(15) == 0
@@ -54,7 +55,7 @@ def game_record_json(record: mpb.GetRecordResponse) -> str:
 def test_each_seats_view_at_every_count_is_the_engines_projection_and_picks_of_others_are_hidden(served):
     """R22: at every action count seat s gets the engine's observation for s of the replayed position; the event of
     another seat's Strategy pick is a hidden pick; the public view has no selection and hides every pick."""
-    stub, _, match_id, record = served
+    stub, _, match_id, record, _ = served
     states, entries = states_of(record)
     game = states[0].game
     hidden_seen = own_seen = 0
@@ -86,7 +87,7 @@ def test_each_seats_view_at_every_count_is_the_engines_projection_and_picks_of_o
 
 
 def test_the_end_gives_getrecords_vp_and_the_same_game_sent_as_a_file_replays_the_same(served):
-    stub, _, match_id, record = served
+    stub, _, match_id, record, _ = served
     total = len(record.actions)
     end = stub.ReplayRecord(mpb.ReplayRecordRequest(match_id=match_id, action_count=total))
     assert end.finished and [p.vp for p in end.observation.players] == list(record.vp)
@@ -100,7 +101,7 @@ def test_the_end_gives_getrecords_vp_and_the_same_game_sent_as_a_file_replays_th
 
 
 def test_connect_json_answers_as_grpc(served):
-    stub, http, match_id, record = served
+    stub, http, match_id, record, _ = served
     k = len(record.actions) // 2
     status, body = post(f"{http}/feudo.v1.Matches/ReplayRecord", {"matchId": match_id, "actionCount": str(k), "seat": 1})
     assert status == 200
@@ -109,7 +110,7 @@ def test_connect_json_answers_as_grpc(served):
 
 
 def test_a_match_still_running_is_refused(served):
-    stub, _, _, _ = served
+    stub, _, _, _, _ = served
     live = stub.CreateMatch(mpb.CreateMatchRequest(setup={"players": 2}, seats=[{"external": True}, {"bot": "random"}]))
     with pytest.raises(grpc.RpcError) as e:
         stub.ReplayRecord(mpb.ReplayRecordRequest(match_id=live.match_id, action_count=0))
@@ -117,7 +118,7 @@ def test_a_match_still_running_is_refused(served):
 
 
 def test_bad_records_are_invalid_arguments_naming_the_field_or_action(served):
-    stub, http, match_id, record = served
+    stub, http, match_id, record, _ = served
     good = json.loads(game_record_json(record))
     impossible = dict(good, actions=list(good["actions"][:5]) + [99999] + list(good["actions"][6:]))
     too_long = dict(good, actions=list(good["actions"]) + [0])
@@ -140,3 +141,18 @@ def test_bad_records_are_invalid_arguments_naming_the_field_or_action(served):
         assert e.value.details().startswith(message), (e.value.details(), message)
     status, body = post(f"{http}/feudo.v1.Matches/ReplayRecord", {"recordJson": json.dumps(impossible)})
     assert status == 400 and body["code"] == "invalid_argument" and body["message"].startswith("record_json: actions[5]")
+
+
+def test_the_python_client_replays_as_the_stub(served):
+    stub, _, match_id, record, address = served
+    with MatchesClient(address) as client:
+        for seat in (None, 1):
+            got = client.replay(5, seat, match_id=match_id)
+            req = mpb.ReplayRecordRequest(match_id=match_id, action_count=5)
+            if seat is not None:
+                req.seat = seat
+            assert got == stub.ReplayRecord(req)
+        assert client.replay(0, record_json=game_record_json(record)).total_actions == len(record.actions)
+        with pytest.raises(MatchesError) as e:
+            client.replay(0, record_json="[]")
+        assert e.value.code == grpc.StatusCode.INVALID_ARGUMENT and "record_json: format" in str(e.value)
