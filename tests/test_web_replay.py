@@ -16,13 +16,12 @@ import sys
 import grpc
 import pytest
 from service_helpers import ROOT
-from test_web_browser import CHROMIUM, playwright
+from test_web_browser import CHROMIUM, playwright  # it skips (or fails, in CI) without the browser
 
 from engine.record import GameRecord
 from feudo.v1 import matches_pb2 as mpb
 from feudo.v1 import matches_pb2_grpc as mpb_grpc
 
-assert CHROMIUM  # test_web_browser skips (or fails under FEUDO_REQUIRE_BROWSER) without it
 
 
 @pytest.fixture(scope="module")
