@@ -132,3 +132,14 @@ class MatchesClient:
 
     def record(self, match_id: str) -> mpb.GetRecordResponse:
         return self._call(self.stub.GetRecord, mpb.GetRecordRequest(match_id=match_id))
+
+    def replay(self, action_count: int, seat: int | None = None, match_id: str | None = None,
+               record_json: str | None = None) -> mpb.ReplayRecordResponse:
+        """A finished match's record (``match_id``) or a "feudo-game/1" text (``record_json``) at ``action_count``,
+        as ``seat`` saw it (``None``: the public view)."""
+        req = mpb.ReplayRecordRequest(action_count=action_count, seat=seat)
+        if match_id is not None:
+            req.match_id = match_id
+        if record_json is not None:
+            req.record_json = record_json
+        return self._call(self.stub.ReplayRecord, req)

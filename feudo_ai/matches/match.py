@@ -28,6 +28,35 @@ def player_name(p: int) -> str:
     return "chance" if p == CHANCE else (PLAYER_NAMES[p] if 0 <= p < len(PLAYER_NAMES) else f"P{p}")
 
 
+def event_as_seen(index: int, full_entry: Entry, text: str, detail: tuple, seat: int | None,
+                  trading_values) -> dict[str, Any]:
+    """Log entry ``index`` (its full entry, full text and (phase, turn, structured action, public outcomes, the
+    actor's own outcomes of a pick or None)) as ``seat`` sees it (``None``: a spectator, every pick hidden)."""
+    entry = full_entry.seen_by(-1 if seat is None else seat)
+    who = player_name(entry.player)
+    shown = "secret Strategy pick" if entry.hidden else text
+    if entry.trades:
+        shown += "; Trading Cards turned over: " + ", ".join(
+            f"{player_name(q)} {trading_values[c]}" for q, c in entry.trades)
+    phase, turn, info, public, own = detail
+    mine = own is not None and not entry.hidden and seat is not None and seat == entry.player
+    return {"kind": "action", "index": index, "action_count": index + 1, "player": entry.player,
+            "action": entry.action, "pick": entry.pick, "trades": [list(t) for t in entry.trades],
+            "text": shown if entry.player == CHANCE else f"{who}: {shown}", "phase": phase, "turn": turn,
+            "info": None if entry.hidden else info, "action_text": None if entry.hidden else text,
+            "outcomes": own if mine else public}
+
+
+def public_view(s) -> dict[str, Any]:
+    """Seat 0's observation of ``s`` with seat 0's own unrevealed selection removed as every other seat's is
+    (R22): the public facts only. Its ``sel_army``/``sel_trade`` for seat 0 hold only cards turned face up."""
+    d = s.observation(0)
+    d["sel_army"][0] = [bool(s.revealed[0][t]) for t in range(s.game.num_tokens)]
+    if not s.trade_revealed[0]:
+        d["sel_trade"][0] = -1
+    return d
+
+
 class Match:
     """A match's setup, tokens' hashes, real position and full log. Callers hold :attr:`lock` around every
     use; :attr:`changed` is notified after every action."""
@@ -115,20 +144,8 @@ class Match:
     # -- views ---------------------------------------------------------------------------------------------
     def event(self, index: int, seat: int | None) -> dict[str, Any]:
         """Log entry ``index`` as ``seat`` sees it (``None``: a spectator, every pick hidden)."""
-        entry = self.entries[index].seen_by(-1 if seat is None else seat)
-        who = player_name(entry.player)
-        text = "secret Strategy pick" if entry.hidden else self._texts[index]
-        values = self.state.game.ruleset.trading_cards
-        if entry.trades:
-            text += "; Trading Cards turned over: " + ", ".join(
-                f"{player_name(q)} {values[c]}" for q, c in entry.trades)
-        phase, turn, info, public, own = self._details[index]
-        mine = own is not None and not entry.hidden and seat is not None and seat == entry.player
-        return {"kind": "action", "index": index, "action_count": index + 1, "player": entry.player,
-                "action": entry.action, "pick": entry.pick, "trades": [list(t) for t in entry.trades],
-                "text": text if entry.player == CHANCE else f"{who}: {text}", "phase": phase, "turn": turn,
-                "info": None if entry.hidden else info, "action_text": None if entry.hidden else self._texts[index],
-                "outcomes": own if mine else public}
+        return event_as_seen(index, self.entries[index], self._texts[index], self._details[index], seat,
+                             self.state.game.ruleset.trading_cards)
 
     def end_event(self) -> dict[str, Any]:
         return {"kind": "end", "action_count": self.action_count, "turn": self.state.turn,
@@ -148,10 +165,7 @@ class Match:
         public facts only, which any spectator may see. ``seat`` stays 0 (the projection's frame): its
         ``sel_army``/``sel_trade`` hold only cards turned face up."""
         s = self.state
-        d = s.observation(0)
-        d["sel_army"][0] = [bool(s.revealed[0][t]) for t in range(s.game.num_tokens)]
-        if not s.trade_revealed[0]:
-            d["sel_trade"][0] = -1
+        d = public_view(s)
         cp = s.current_player()
         return {"match_id": self.id, "seat": None, "action_count": self.action_count, "current_player": cp,
                 "finished": cp == TERMINAL, "observation": d, "legal_actions": []}

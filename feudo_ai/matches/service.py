@@ -1,4 +1,4 @@
-"""The match service in plain Python: create, observe, act, watch, list, record (gRPC-free).
+"""The match service in plain Python: create, observe, act, watch, list, record, replay (gRPC-free).
 
 :class:`MatchService` is what the gRPC servicer calls; it raises the exceptions of
 :mod:`feudo_ai.matches.errors` (one per status code). Every seat call checks the seat's token first (constant
@@ -64,6 +64,7 @@ from feudo_ai.bounded import quoted
 from .errors import (FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, ResourceExhausted,
                      Unauthenticated)
 from .match import SPECTATOR, Match, player_name
+from .replay import record_start, replay_view
 from .limits import BotLimits
 from .runner import BotRunner
 from .spec import MatchSetup
@@ -662,6 +663,19 @@ class MatchService:
                 raise FailedPrecondition(f"match {match_id} is not over (action {m.action_count}); its record is "
                                          f"given once it ends")
             return m.record()
+
+    def replay_record(self, action_count: int, seat: int | None, match_id: str | None = None,
+                      record_json: str | None = None) -> dict[str, Any]:
+        """A finished match's record (``match_id``) or a "feudo-game/1" document (``record_json``) replayed to
+        ``action_count`` as ``seat`` saw it (``None``: a spectator); see :mod:`feudo_ai.matches.replay`."""
+        if match_id is not None:
+            r = self.get_record(match_id)  # FailedPrecondition before the match is over
+            start = MatchSetup.from_dict(r["setup"]).start_state(backend="reference")
+            return replay_view(start, list(r["actions"]), action_count, seat, path="match_id")
+        if record_json is None:
+            raise InvalidArgument("record: expected match_id or record_json")
+        start, actions = record_start(record_json)
+        return replay_view(start, actions, action_count, seat)
 
     def wait(self, match_id: str, timeout: float = 60.0, until=None) -> bool:
         """Block until the match is over (or ``until(match)`` holds); False on timeout. For tests and tools."""

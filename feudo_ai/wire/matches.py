@@ -125,3 +125,25 @@ class MatchesServicer(mpb_grpc.MatchesServicer):
         return mpb.GetRecordResponse(match=request_from_setup(MatchSetup.from_dict(r["setup"])), actions=r["actions"],
                                      winners=r["winners"], vp=r["vp"])
 
+    def ReplayRecord(self, req: mpb.ReplayRecordRequest,
+                     context: grpc.ServicerContext) -> mpb.ReplayRecordResponse:
+        which = req.WhichOneof("record")
+        seat = int(req.seat) if req.HasField("seat") else None
+        current_call().set(match=req.match_id if which == "match_id" else "record",
+                           seat="public" if seat is None else seat)
+        if which is None:
+            raise InvalidArgument("record: expected match_id or record_json")
+        r = self.service.replay_record(int(req.action_count), seat,
+                                       match_id=req.match_id if which == "match_id" else None,
+                                       record_json=req.record_json if which == "record_json" else None)
+        game = r["game"]
+        resp = mpb.ReplayRecordResponse(action_count=r["action_count"], total_actions=r["total_actions"],
+                                        observation=observation_from_dict(game, r["observation"]),
+                                        setup=setup_from_game(game), finished=r["finished"])
+        if seat is None:  # as GetObservation's public view: the projection's frame seat is nobody's
+            resp.observation.ClearField("own_selection")
+            resp.observation.ClearField("seat")
+        if r["event"] is not None:
+            resp.event.CopyFrom(event_to_proto(r["event"]))
+        return resp
+

@@ -45,7 +45,8 @@ log = logging.getLogger("feudo.service")
 MAX_STREAM_SECONDS = 30.0  # an HTTP server stream ends after this (deadline_exceeded); the client resumes it
 # methods a browser may call with GET (Connect's side-effect-free unary calls)
 SERVICE_PREFIXES = ("/feudo.v1.", "/fief2.v1.")  # paths of the Connect services (the rest: the web table's files)
-NO_SIDE_EFFECTS = {"DescribeGame", "LegalActions", "RenderPosition", "GetObservation", "ListMatches", "GetRecord"}
+NO_SIDE_EFFECTS = {"DescribeGame", "LegalActions", "RenderPosition", "GetObservation", "ListMatches", "GetRecord",
+                   "ReplayRecord"}
 
 
 class ProtoCodec:

@@ -5,6 +5,7 @@
 import { COLOURS, cellsOf, drawBoard, svgEl } from "./board.js";
 import { RpcError, h, rpc, serverStream } from "./common.js";
 import { showCompanion } from "./companion.js";
+import { openRecordFile, showReplay } from "./replay.js";
 
 const PHASE = {
   PHASE_PLACE_CASTLE: "place your Castle (click a highlighted territory)",
@@ -108,12 +109,24 @@ async function showLobby() {
     } catch (e) { error.textContent = e.message; }
   }
   const live = h("ul", { id: "live" });
+  const recordError = h("p", { class: "error", role: "alert", id: "record-error" });
   view.replaceChildren(h("div", { class: "lobby" },
     h("section", { class: "panel", "aria-labelledby": "new-h" }, h("h2", { id: "new-h" }, "New match"),
       h("div", { class: "seat-row" }, players, h("label", {}, "turns ", turns), h("label", {}, "seed ", seed)), seatRows,
       h("p", {}, h("button", { class: "primary", id: "create", onclick: create }, "Start the match")), error,
       h("p", { class: "muted" }, "Bots: easy < medium < hard < max. An open seat gets a link: whoever opens it plays that seat.")),
     h("section", { class: "panel", "aria-labelledby": "live-h" }, h("h2", { id: "live-h" }, "Matches on this server"), live),
+    h("section", { class: "panel", "aria-labelledby": "record-h" }, h("h2", { id: "record-h" }, "Replay a record"),
+      h("p", {}, "A game record (\"feudo-game/1\", as ", h("code", {}, "feudo selfplay --save"), " writes it), step by step."),
+      h("p", {}, h("label", { class: "button" }, "Open a record file ", h("input", { type: "file", id: "record-file",
+        accept: ".json,application/json", onchange: async e => {
+          const file = e.target.files[0];
+          if (!file) return;
+          recordError.textContent = "";
+          try { await openRecordFile(file); location.hash = "#replay-file"; }
+          catch (err) { recordError.textContent = err.message; }
+          e.target.value = "";
+        } }))), recordError),
     h("section", { class: "panel", "aria-labelledby": "companion-h" }, h("h2", { id: "companion-h" }, "At a real table"),
       h("p", {}, "Playing on the physical board? The companion follows your game as you enter what happens, and advises your seat."),
       h("p", {}, h("a", { href: "#companion", id: "open-companion", class: "button" }, "Open the companion")))));
@@ -126,6 +139,7 @@ async function showLobby() {
       return h("li", {}, `${m.players} players (${(m.seats || []).join(", ")}), turn ${m.turn || 0}`,
         m.finished ? " — over " : " — live ",
         h("a", { href: `#watch/${m.matchId}` }, "watch"),
+        m.finished ? [" · ", h("a", { href: `#replay/${m.matchId}`, class: "replay-link", "data-match": m.matchId }, "Replay")] : null,
         ...held.map(seat => [" · ", h("a", { href: `#match/${m.matchId}/${seat}` }, `play seat ${seat}`)]));
     }));
     if (!matches.length) live.replaceChildren(h("li", { class: "muted" }, "none yet"));
@@ -770,6 +784,8 @@ function route() {
   if (parts[0] === "match" && parts.length === 3) return showTable(parts[1], parts[2]);
   if (parts[0] === "watch" && parts.length === 2) return showWatch(parts[1]);
   if (T) { T.abort.abort(); stopAnalysis(T); T = null; }
+  if (parts[0] === "replay" && parts.length === 2) return showReplay(document.getElementById("view"), setStatus, { matchId: parts[1] });
+  if (parts[0] === "replay-file") return showReplay(document.getElementById("view"), setStatus, {});
   if (parts[0] === "companion") return showCompanion(document.getElementById("view"), setStatus);
   return showLobby();
 }
