@@ -8,6 +8,7 @@ import json
 import random
 import urllib.error
 import urllib.request
+from xml.etree import ElementTree
 
 import grpc
 import pytest
@@ -244,14 +245,17 @@ def test_twin_states_look_the_same_to_seat_0_through_the_advisor(server):
     for st in states:
         pos = gpb.Position(state_json=json.dumps(st.to_dict()))
         answers.append((advisor.LegalActions(apb.LegalActionsRequest(position=pos, seat=0)).SerializeToString(),
-                        advisor.RenderPosition(apb.RenderPositionRequest(position=pos, seat=0)).text))
-    assert answers[0] == answers[1]
+                        advisor.RenderPosition(apb.RenderPositionRequest(position=pos, seat=0)).SerializeToString()))
+    assert answers[0] == answers[1]  # the text and the SVG pictures included
+    picture = advisor.RenderPosition(apb.RenderPositionRequest(position=pos, seat=0))
+    root = ElementTree.fromstring(picture.svg)
+    assert root.tag.endswith("svg") and picture.text
     advice = [advisor.Suggest(apb.SuggestRequest(position=gpb.Position(state_json=json.dumps(st.to_dict())), seat=0,
                                                  limits=tpb.SearchLimits(iterations=400, seed=2))) for st in states]
     assert advice[0].best == advice[1].best and advice[0].alternatives == advice[1].alternatives
     assert len(advice[0].alternatives) > 1
     # the picture has the hands' counts (public, F46), not their cards
-    assert f"family 1: {states[0].cash[1]} florins, 3 cards" in answers[0][1]
+    assert f"family 1: {states[0].cash[1]} florins, 3 cards" in picture.text
     assert advisor.LegalActions(apb.LegalActionsRequest(position=gpb.Position(state_json=json.dumps(
         states[0].to_dict())), seat=1)).actions == []  # not its turn
 

@@ -83,10 +83,10 @@ class Fief2AdvisorServicer(apb_grpc.AdvisorServiceServicer):
 
     def RenderPosition(self, request: apb.RenderPositionRequest,
                        context: grpc.ServicerContext) -> apb.RenderPositionResponse:
-        from fief2 import render_text
+        from fief2 import render_svg, render_text
 
-        st = self._state(request)
-        return apb.RenderPositionResponse(text=render_text(seat_view(st, request.seat)))
+        view = seat_view(self._state(request), request.seat)  # the seat's view only: no other family's hand
+        return apb.RenderPositionResponse(text=render_text(view), svg=render_svg(view, seat=request.seat))
 
     def Suggest(self, request: apb.SuggestRequest, context: grpc.ServicerContext) -> apb.SuggestResponse:
         from feudo_ai.search import advise
