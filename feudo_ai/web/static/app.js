@@ -3,7 +3,7 @@
 // seat's unrevealed cards, so neither the network nor the page can hold them.
 
 import { COLOURS, cellsOf, drawBoard, svgEl } from "./board.js";
-import { RpcError, h, rpc, serverStream } from "./common.js";
+import { RpcError, beliefsByPlayer, h, pct, rpc, serverStream } from "./common.js";
 import { showCompanion } from "./companion.js";
 
 const PHASE = {
@@ -59,7 +59,6 @@ function keepToken(matchId, seat, token) {
   const all = seats(); all[matchId] = { ...(all[matchId] || {}), [seat]: token };
   localStorage.setItem("feudo.seats", JSON.stringify(all));
 }
-const pct = p => `${Math.round(p * 100)}%`;
 
 // ------------------------------------------------------------------------------------------ the lobby
 const LEVELS = ["easy", "medium", "hard", "max"];
@@ -644,17 +643,11 @@ function stagedBar(t) {
 
 function hintView(t) {
   const a = t.hint.advice, names = t.desc.playerNames;
-  const beliefs = new Map();
-  for (const b of a.beliefs || []) {
-    const p = b.player || 0;
-    if (!beliefs.has(p)) beliefs.set(p, []);
-    beliefs.get(p).push(b);
-  }
   return h("div", {},
     h("p", {}, h("b", {}, "Plan: "), (a.plan || []).map(x => x.text).join(", then ")),
     alternativesTable(a),
-    ...[...beliefs].map(([p, bs]) => h("p", { class: "muted" }, `${names[p]} probably selected: `,
-      bs.sort((x, y) => y.probability - x.probability).slice(0, 4).map(b => `${b.card} ${pct(b.probability)}`).join(", "))));
+    ...[...beliefsByPlayer(a)].map(([p, bs]) => h("p", { class: "muted" }, `${names[p]} probably selected: `,
+      bs.slice(0, 4).map(b => `${b.card} ${pct(b.probability)}`).join(", "))));
 }
 
 function playersView(t) {
