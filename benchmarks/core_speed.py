@@ -14,7 +14,6 @@ The reference is driven through its Python API (``sample_chance`` / ``random.cho
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import sys
@@ -22,7 +21,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from provenance import with_provenance  # noqa: E402  (benchmarks/provenance.py)
+from provenance import print_result  # noqa: E402  (benchmarks/provenance.py)
 
 from engine import new_game, sample_chance  # noqa: E402
 from engine.core import core_available  # noqa: E402
@@ -124,11 +123,7 @@ def main(argv=None) -> int:
         "core_python_api_actions_per_s": round(py_actions / py_s, 1),
         "state_bytes": sizeof_state(),
     }
-    if args.json:
-        print(json.dumps(with_provenance(result, {"args": args})))
-    else:
-        for k, v in result.items():
-            print(f"{k:32s} {v}")
+    print_result(result, args)
     return 0
 
 

@@ -17,7 +17,6 @@ Prints one JSON object with ``--json``, else a table. Not a test: nothing here a
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import sys
@@ -25,7 +24,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from provenance import with_provenance  # noqa: E402  (benchmarks/provenance.py)
+from provenance import print_result  # noqa: E402  (benchmarks/provenance.py)
 
 from fief2 import new_game, sample_chance  # noqa: E402
 
@@ -142,11 +141,7 @@ def main(argv=None) -> int:
         "ratio_clone": round(ref_clone / min(clone_ns), 1),
         "feudo_core": feudo_core(min(args.players, 4), 20_000),  # Feudo has 2-4 players
     }
-    if args.json:
-        print(json.dumps(with_provenance(result, {"args": args})))
-    else:
-        for k, v in result.items():
-            print(f"{k:32s} {v}")
+    print_result(result, args)
     return 0
 
 

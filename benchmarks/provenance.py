@@ -13,6 +13,7 @@ files"): their commit is the one that added the file, their command the one the 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shlex
 import subprocess
@@ -60,6 +61,16 @@ def with_provenance(result: dict, options=None, argv: list[str] | None = None) -
     """``result`` with its ``provenance`` (see :func:`provenance`) added; returns the same dict."""
     result["provenance"] = provenance(options, argv)
     return result
+
+
+def print_result(result: dict, args: argparse.Namespace) -> None:
+    """Print a benchmark's ``result``: one JSON object with its provenance (the run's ``args`` as its options)
+    when ``args.json`` is set, else a table of its fields, one a line."""
+    if args.json:
+        print(json.dumps(with_provenance(result, {"args": args})))
+    else:
+        for k, v in result.items():
+            print(f"{k:32s} {v}")
 
 
 def backfilled(commit: str, command: str | None) -> dict:

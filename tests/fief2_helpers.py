@@ -1,7 +1,10 @@
-"""Helpers for the Fief 2 tests: positions built by hand, actions by their text."""
+"""Helpers for the Fief 2 tests: positions built by hand or reached by random play, actions by their text."""
 
 from __future__ import annotations
 
+import random
+
+from fief2 import sample_chance
 from fief2.state import FR_CARDTURN, MOVEMENT, State, new_game
 
 VILLAGES = ("V01", "V06", "V19", "V24", "V11", "V15")
@@ -55,3 +58,31 @@ def at_card_turn(st: State, f: int, hand: list[int]) -> None:
     st.hands[f] = sorted(hand)
     st.stack = [[FR_CARDTURN, f, 3]]
     st._legal = None
+
+
+def played(seed: int, players: int = 4, until=None, max_actions: int = 4000) -> State | None:
+    """A random game of ``seed`` played until ``until(state)`` holds at a decision (or None)."""
+    rng = random.Random(seed)
+    st = new_game(players=players)
+    for _ in range(max_actions):
+        if st.is_terminal():
+            return None
+        if st.is_chance_node():
+            st.apply_action(sample_chance(st, rng))
+            continue
+        if until(st):
+            return st
+        st.apply_action(rng.choice(st.legal_actions()))
+    return None
+
+
+def hidden_twin(st: State, seat: int) -> State:
+    """The same position with one card of another family's hand swapped for a card of the deck (F46: hidden
+    from ``seat``): ``seat``'s observation is the same, the hands are not."""
+    twin = st.clone()
+    q = next(q for q in range(st.num_players) if q != seat and st.hands[q])
+    into = twin.deck()[0]
+    twin.hands[q] = sorted(twin.hands[q][1:] + [into])
+    twin._legal = None
+    assert twin.hands[q] != st.hands[q] and twin.observation(seat) == st.observation(seat)
+    return twin

@@ -14,6 +14,8 @@ from feudo_ai.bots.fief2_bots import family_value
 from feudo_ai.games import get_game
 from feudo_ai.search.games.fief2 import unseen_cards
 
+from fief2_helpers import hidden_twin, played
+
 
 def _built() -> bool:
     try:
@@ -30,39 +32,14 @@ pytestmark = pytest.mark.skipif(not _built(), reason="fief2._core / feudo_ai._fi
 FIEF2_GAME = get_game("fief2")
 
 
-def _played(seed: int, players: int = 4, until=None, max_actions: int = 4000):
-    rng = random.Random(seed)
-    st = new_game(players=players)
-    for _ in range(max_actions):
-        if st.is_terminal():
-            return None
-        if st.is_chance_node():
-            st.apply_action(sample_chance(st, rng))
-            continue
-        if until(st):
-            return st
-        st.apply_action(rng.choice(st.legal_actions()))
-    return None
-
-
 def _cards_decision(seed: int, players: int = 4):
     def ok(st):
         seat = st.current_player()
         return (st.phase == CARDS and len(st.legal_actions()) > 1
                 and any(st.hands[q] for q in range(st.num_players) if q != seat))
-    st = _played(seed, players, until=ok)
+    st = played(seed, players, until=ok)
     assert st is not None
     return st
-
-
-def _twin(st, seat: int):
-    twin = st.clone()
-    q = next(q for q in range(st.num_players) if q != seat and st.hands[q])
-    into = twin.deck()[0]
-    twin.hands[q] = sorted(twin.hands[q][1:] + [into])
-    twin._legal = None
-    assert twin.observation(seat) == st.observation(seat) and twin.hands != st.hands
-    return twin
 
 
 def _game(st, seat):
@@ -110,7 +87,7 @@ def test_f46_hide_erases_the_other_hands_and_worlds_deal_them_from_the_unseen_ca
     assert all(all(c == -1 for c in root[q]) and len(root[q]) == len(st.hands[q])
                for q in range(4) if q != seat)
     pool = set(unseen_cards(st, seat))
-    twin = _game(_twin(st, seat), seat)
+    twin = _game(hidden_twin(st, seat), seat)
     for s in range(20):
         hands, counters = g.world_hands(s)
         assert (hands, counters) == twin.world_hands(s)  # the hidden cards never reach a world
@@ -133,7 +110,7 @@ def test_five_families_are_refused_naming_the_players():
 def test_f46_twins_differing_in_another_hand_get_the_same_advice(algorithm):
     st = _cards_decision(7)
     seat = st.current_player()
-    twin = _twin(st, seat)
+    twin = hidden_twin(st, seat)
     opts = feudo_ai.SearchOptions(algorithm=algorithm, iterations=300, seed=11, playout_turns=0)
     a = feudo_ai.advise(st, seat, opts)
     b = feudo_ai.advise(twin, seat, opts)

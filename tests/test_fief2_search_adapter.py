@@ -11,28 +11,13 @@ import pytest
 import feudo_ai
 from engine import new_fast_game
 from engine.errors import StateError
-from fief2 import sample_chance
-from fief2.state import A_GIVE, CARDS, FR_ANSWER, new_game
+from fief2.state import A_GIVE, CARDS, FR_ANSWER
 from feudo_ai.search.games import adapter_for
 from feudo_ai.search.games.feudo import FEUDO
 from feudo_ai.search.games.fief2 import (FIEF2, ObservedFief2Position, deal_hidden_hands, hand_beliefs, seat_view,
                                          unseen_cards)
 
-
-def _played(seed: int, players: int = 4, until=None, max_actions: int = 4000):
-    """A random game of ``seed`` played until ``until(state)`` holds at a decision (or None)."""
-    rng = random.Random(seed)
-    st = new_game(players=players)
-    for _ in range(max_actions):
-        if st.is_terminal():
-            return None
-        if st.is_chance_node():
-            st.apply_action(sample_chance(st, rng))
-            continue
-        if until(st):
-            return st
-        st.apply_action(rng.choice(st.legal_actions()))
-    return None
+from fief2_helpers import hidden_twin, played
 
 
 def _cards_decision(seed: int):
@@ -40,20 +25,9 @@ def _cards_decision(seed: int):
     def ok(st):
         seat = st.current_player()
         return st.phase == CARDS and st.hands[seat] and any(st.hands[q] for q in range(st.num_players) if q != seat)
-    st = _played(seed, until=ok)
+    st = played(seed, until=ok)
     assert st is not None, f"seed {seed}: no such decision"
     return st
-
-
-def _twin(st, seat: int):
-    """The same position with one card of another family's hand swapped for a card of the deck (F46: hidden)."""
-    twin = st.clone()
-    q = next(q for q in range(st.num_players) if q != seat and st.hands[q])
-    out, into = twin.hands[q][0], twin.deck()[0]
-    twin.hands[q] = sorted(twin.hands[q][1:] + [into])
-    twin._legal = None
-    assert twin.hands[q] != st.hands[q] and twin.observation(seat) == st.observation(seat)
-    return twin
 
 
 # ------------------------------------------------------------------------------------------------- the seat's view
@@ -61,7 +35,7 @@ def _twin(st, seat: int):
 def test_f46_view_of_twins_is_one_state_with_the_real_legal_actions(seed):
     st = _cards_decision(seed)
     seat = st.current_player()
-    twin = _twin(st, seat)
+    twin = hidden_twin(st, seat)
     a = FIEF2.prepare(st, None)
     b = FIEF2.prepare(twin, None)
     assert a.root.to_dict() == b.root.to_dict()  # nothing hidden reaches the search's root
@@ -101,7 +75,7 @@ def test_observation_errors_name_the_field():
 def test_f2_d2_worlds_keep_counts_and_the_seats_knowledge_and_ignore_the_hidden_cards():
     st = _cards_decision(6)
     seat = st.current_player()
-    twin = _twin(st, seat)
+    twin = hidden_twin(st, seat)
     view_a, view_b = FIEF2.prepare(st, None).root, FIEF2.prepare(twin, None).root
     pool = set(unseen_cards(st, seat))
     for seed in range(20):

@@ -1,9 +1,10 @@
 """Hosted Fief 2 matches in plain Python (gRPC-free): create, observe, act, watch, list, record.
 
 What :class:`Fief2MatchService` shares with Feudo's :class:`~feudo_ai.matches.service.MatchService`: the errors
-(:mod:`feudo_ai.matches.errors`, one per status code, each naming the field), the match ids (:data:`MATCH_ID`,
+(:mod:`feudo_ai.matches.errors`, one per status code, each naming the field), the match ids (:data:`~.service.MATCH_ID`,
 checked before any look-up), the seat tokens (:mod:`feudo_ai.matches.tokens`: shown once, only their hash kept,
-compared in constant time), the cap on live matches (``max_matches``), the caps on the bots' search settings (a
+compared in constant time), the checks of those and of a submitted action's fields (the functions ``check_*`` of
+:mod:`feudo_ai.matches.service`), the cap on live matches (``max_matches``), the caps on the bots' search settings (a
 :class:`~feudo_ai.matches.limits.BotLimits`) and idempotent submits at an expected action count.
 
 What it does not share: Feudo's service is built around Feudo's engine (its setup, its observation, its outcome
@@ -34,11 +35,10 @@ from typing import Any, Iterator
 
 from feudo_ai.bounded import quoted
 
-from .errors import (FailedPrecondition, InvalidArgument, NotFound, PermissionDenied, ResourceExhausted,
-                     Unauthenticated)
+from .errors import FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted
 from .limits import BotLimits
-from .service import MATCH_ID, MAX_MATCHES, MAX_TOKEN_CHARS, _is_int
-from .tokens import TOKEN_LENGTH, new_token, token_hash, token_matches
+from .service import MAX_MATCHES, _is_int, check_action_request, check_match_id, check_seat_token
+from .tokens import new_token, token_hash
 
 log = logging.getLogger("feudo.matches")
 
@@ -310,11 +310,7 @@ class Fief2MatchService:
     def submit_action(self, match_id: Any, seat: Any, token: Any, action: Any, expected_action_count: Any) -> dict:
         m = self._match(match_id)
         self._check_seat(m, seat, token)
-        if not _is_int(action):
-            raise InvalidArgument(f"action: expected an integer, got {quoted(action)}")
-        if not _is_int(expected_action_count) or expected_action_count < 0:
-            raise InvalidArgument(f"expected_action_count: expected a non-negative integer, got "
-                                  f"{quoted(expected_action_count)}")
+        check_action_request(action, expected_action_count)
         with m.lock:
             n = len(m.actions)
             if expected_action_count < n:
@@ -401,9 +397,7 @@ class Fief2MatchService:
 
     # -- helpers ---------------------------------------------------------------------------------------------
     def _match(self, match_id: Any) -> Fief2Match:
-        if not isinstance(match_id, str) or not MATCH_ID.match(match_id):
-            raise InvalidArgument(f"match_id: expected a match id (1 to 64 letters, digits, '-' or '_'), got "
-                                  f"{quoted(match_id)}")
+        check_match_id(match_id)
         with self._lock:
             m = self._matches.get(match_id)
         if m is None:
@@ -412,21 +406,7 @@ class Fief2MatchService:
 
     @staticmethod
     def _check_seat(m: Fief2Match, seat: Any, token: Any) -> int:
-        players = m.setup["players"]
-        if not _is_int(seat) or not 0 <= seat < players:
-            raise InvalidArgument(f"seat: expected an integer in [0, {players}), got {quoted(seat)}")
-        if not isinstance(token, str) or not token:
-            raise Unauthenticated("token: this call needs the seat's token")
-        if len(token) > MAX_TOKEN_CHARS:
-            raise InvalidArgument(f"token: expected a seat token ({TOKEN_LENGTH} characters), got {len(token)} "
-                                  f"characters")
-        stored = m.token_hashes.get(seat)
-        if stored is None:
-            token_matches(token, token_hash(""))  # same work either way: no timing hint of which seats are bots
-            raise PermissionDenied(f"seat {seat} is played by a bot on the server")
-        if not token_matches(token, stored):
-            raise PermissionDenied(f"token: not the token of seat {seat}")
-        return seat
+        return check_seat_token(seat, token, m.setup["players"], m.token_hashes)
 
     def _after_change(self, m: Fief2Match, finished: bool) -> None:
         with self._lock:

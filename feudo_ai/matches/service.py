@@ -91,6 +91,44 @@ def _is_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
+def check_match_id(match_id: Any) -> str:
+    """``match_id`` if it is a match id (:data:`MATCH_ID`), checked before any look-up (:raises InvalidArgument:)."""
+    if not isinstance(match_id, str) or not MATCH_ID.match(match_id):
+        raise InvalidArgument(f"match_id: expected a match id (1 to 64 letters, digits, '-' or '_'), got "
+                              f"{quoted(match_id)}")
+    return match_id
+
+
+def check_seat_token(seat: Any, token: Any, players: int, token_hashes: dict[int, str]) -> int:
+    """``seat`` if it is one of ``players`` seats and ``token`` is its token (``token_hashes``: seat -> the hash
+    of its token; a seat without one is a bot's). Errors name the field; a bot's seat costs the same hashing work
+    as a wrong token, so the timing does not tell which seats are bots."""
+    if not _is_int(seat) or not 0 <= seat < players:
+        raise InvalidArgument(f"seat: expected an integer in [0, {players}), got {quoted(seat)}")
+    if not isinstance(token, str) or not token:
+        raise Unauthenticated("token: this call needs the seat's token")
+    if len(token) > MAX_TOKEN_CHARS:
+        raise InvalidArgument(f"token: expected a seat token ({TOKEN_LENGTH} characters), got {len(token)} "
+                              f"characters")
+    stored = token_hashes.get(seat)
+    if stored is None:
+        token_matches(token, token_hash(""))  # same work either way: no timing hint of which seats are bots
+        raise PermissionDenied(f"seat {seat} is played by a bot on the server")
+    if not token_matches(token, stored):
+        raise PermissionDenied(f"token: not the token of seat {seat}")
+    return seat
+
+
+def check_action_request(action: Any, expected_action_count: Any) -> None:
+    """A submitted action's fields: an integer action id at a non-negative expected action count
+    (:raises InvalidArgument: naming the field; whether the action is legal is the match's to say)."""
+    if not _is_int(action):
+        raise InvalidArgument(f"action: expected an integer, got {quoted(action)}")
+    if not _is_int(expected_action_count) or expected_action_count < 0:
+        raise InvalidArgument(f"expected_action_count: expected a non-negative integer, got "
+                              f"{quoted(expected_action_count)}")
+
+
 class MatchService:
     """Matches in a store at ``db`` (a SQLite path; ``":memory:"`` keeps nothing). Matches found in the store
     are loaded at once and their bots resume (``run_bots=False``: nobody moves the bots, for tests)."""
@@ -373,16 +411,9 @@ class MatchService:
         self.store.close()
 
     # -- helpers -------------------------------------------------------------------------------------------
-    @staticmethod
-    def _check_id(match_id: Any) -> str:
-        if not isinstance(match_id, str) or not MATCH_ID.match(match_id):
-            raise InvalidArgument(f"match_id: expected a match id (1 to 64 letters, digits, '-' or '_'), got "
-                                  f"{quoted(match_id)}")
-        return match_id
-
     def _match(self, match_id: Any) -> Match:
         """The live match of that id, loaded back from the store if it was retired."""
-        self._check_id(match_id)
+        check_match_id(match_id)
         m = self._matches.get(match_id)
         if m is not None:
             return m
@@ -402,20 +433,7 @@ class MatchService:
 
     @staticmethod
     def _check_seat(m: Match, seat: Any, token: Any) -> int:
-        if not _is_int(seat) or not 0 <= seat < m.setup.players:
-            raise InvalidArgument(f"seat: expected an integer in [0, {m.setup.players}), got {quoted(seat)}")
-        if not isinstance(token, str) or not token:
-            raise Unauthenticated("token: this call needs the seat's token")
-        if len(token) > MAX_TOKEN_CHARS:
-            raise InvalidArgument(f"token: expected a seat token ({TOKEN_LENGTH} characters), got {len(token)} "
-                                  f"characters")
-        stored = m.token_hashes.get(seat)
-        if stored is None:
-            token_matches(token, token_hash(""))  # same work either way: no timing hint of which seats are bots
-            raise PermissionDenied(f"seat {seat} is played by a bot on the server")
-        if not token_matches(token, stored):
-            raise PermissionDenied(f"token: not the token of seat {seat}")
-        return seat
+        return check_seat_token(seat, token, m.setup.players, m.token_hashes)
 
     def _commit(self, m: Match, action: int, expected: int) -> None:
         """Log one legal action at index ``expected`` with the chance outcomes that follow it and the match's
@@ -520,11 +538,7 @@ class MatchService:
         for _ in range(3):  # a match retired between the lookup and the lock is looked up (loaded back) again
             m = self._match(match_id)
             self._check_seat(m, seat, token)
-            if not _is_int(action):
-                raise InvalidArgument(f"action: expected an integer, got {quoted(action)}")
-            if not _is_int(expected_action_count) or expected_action_count < 0:
-                raise InvalidArgument(f"expected_action_count: expected a non-negative integer, got "
-                                      f"{quoted(expected_action_count)}")
+            check_action_request(action, expected_action_count)
             with m.lock:
                 if not m.retired:
                     return self._submit(m, seat, action, expected_action_count)
@@ -647,7 +661,7 @@ class MatchService:
     def get_record(self, match_id: str) -> dict[str, Any]:
         """The whole game once the match is over (every pick has been revealed by then, R7). A finished match
         retired from memory is read from the store as it is, without loading it back."""
-        self._check_id(match_id)
+        check_match_id(match_id)
         if match_id not in self._matches:
             retired = self.store.retired(match_id)
             if retired is not None and retired[0]:

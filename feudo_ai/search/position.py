@@ -24,8 +24,32 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+class SeatObservation:
+    """What a seat's observed position has whatever its game (:class:`ObservedPosition`, Fief 2's
+    ``ObservedFief2Position``): a frozen dataclass of ``game`` and ``observation`` (``state.observation(seat)``)."""
+
+    def _checked_seat(self) -> int:
+        """The observation's seat, the observation an object (:raises StateError: naming the field)."""
+        obs, n = self.observation, self.game.num_players
+        if not isinstance(obs, Mapping):
+            raise StateError(f"observation: expected an object, got {type(obs).__name__}")
+        seat = obs.get("seat")
+        if not _is_int(seat) or not 0 <= seat < n:
+            raise StateError(f"observation.seat: expected an integer in [0, {n}), got {seat!r}")
+        return seat
+
+    @classmethod
+    def from_state(cls, state: Any, seat: int):
+        """``seat``'s view of a full state of the game (for Feudo a :class:`engine.State` or ``CoreState``)."""
+        return cls(state.game, state.observation(seat))
+
+    @property
+    def seat(self) -> int:
+        return int(self.observation["seat"])
+
+
 @dataclass(frozen=True)
-class ObservedPosition:
+class ObservedPosition(SeatObservation):
     """A position as one seat sees it: the game and ``state.observation(seat)`` (R22).
 
     What a front-end that referees its own game, or a player at a real table, can give: it holds no card hidden
@@ -36,26 +60,13 @@ class ObservedPosition:
     observation: Mapping[str, Any]
 
     def __post_init__(self) -> None:
+        self._checked_seat()
         obs, n = self.observation, self.game.num_players
-        if not isinstance(obs, Mapping):
-            raise StateError(f"observation: expected an object, got {type(obs).__name__}")
-        seat = obs.get("seat")
-        if not _is_int(seat) or not 0 <= seat < n:
-            raise StateError(f"observation.seat: expected an integer in [0, {n}), got {seat!r}")
         count = obs.get("selected_count")
         if (not isinstance(count, list) or len(count) != n
                 or not all(_is_int(c) and 0 <= c <= self.game.num_tokens for c in count)):
             raise StateError(f"observation.selected_count: expected {n} integers in [0, {self.game.num_tokens}], "
                              f"got {count!r:.80}")
-
-    @classmethod
-    def from_state(cls, state: Any, seat: int) -> "ObservedPosition":
-        """``seat``'s view of a full state (a :class:`engine.State` or ``CoreState``)."""
-        return cls(state.game, state.observation(seat))
-
-    @property
-    def seat(self) -> int:
-        return int(self.observation["seat"])
 
     def to_state(self) -> State:
         """A reference state holding only this seat's knowledge. :raises StateError: if inconsistent."""

@@ -18,9 +18,10 @@ from fief2.v1 import matches_pb2 as mpb
 from fief2.v1 import matches_pb2_grpc as mpb_grpc
 from tabletop.v1 import tabletop_pb2 as tpb
 
-from ..matches.errors import MatchError, ResourceExhausted
+from ..matches.errors import MatchError
 from ..matches.fief2_service import Fief2MatchService
 from .fief2_convert import observation_to_proto, setup_of, setup_to_proto
+from .matches import watch_stream
 from .plumbing import current_call
 
 SERVICE_NAME = mpb.DESCRIPTOR.services_by_name["MatchesService"].full_name  # "fief2.v1.MatchesService"
@@ -68,31 +69,7 @@ class Fief2MatchesServicer(mpb_grpc.MatchesServiceServicer):
         return mpb.SubmitActionResponse(action_count=r["action_count"], retry=r["retry"])
 
     def WatchMatch(self, req: mpb.WatchMatchRequest, context: grpc.ServicerContext) -> Iterator[mpb.WatchMatchResponse]:
-        seat = req.seat if req.HasField("seat") else None
-        current_call().set(match=req.match_id, seat=seat, from_count=req.from_action_count)
-        cancel = threading.Event()
-        if not context.add_callback(cancel.set):
-            cancel.set()
-        events = self.service.watch(req.match_id, seat, req.token, req.from_action_count, cancel=cancel)
-        if not self._watch_slots.acquire(blocking=False):
-            raise ResourceExhausted(f"the server already streams {self.max_watch_streams} watches; retry later")
-        return self._events(events)
-
-    def _events(self, events: Iterator[dict]) -> Iterator[mpb.WatchMatchResponse]:
-        try:
-            for ev in events:
-                if "end" in ev:
-                    e = ev["end"]
-                    yield mpb.WatchMatchResponse(end=mpb.MatchEnd(winners=e["winners"], power=e["power"], turns=e["turns"]))
-                    continue
-                out = mpb.WatchMatchResponse(index=ev["index"], text=ev["text"], turn=ev["turn"], phase=ev["phase"] + 1)
-                if ev["actor"] is not None:
-                    out.actor = ev["actor"]
-                if ev["action"] is not None:
-                    out.action = ev["action"]
-                yield out
-        finally:
-            self._watch_slots.release()
+        return watch_stream(self.service, req, context, self._watch_slots, self.max_watch_streams, event_to_proto)
 
     def ListMatches(self, req: mpb.ListMatchesRequest, context: grpc.ServicerContext) -> mpb.ListMatchesResponse:
         out = mpb.ListMatchesResponse()
@@ -108,6 +85,19 @@ class Fief2MatchesServicer(mpb_grpc.MatchesServiceServicer):
         current_call().set(match=req.match_id)
         r = self.service.get_record(req.match_id)
         return mpb.GetRecordResponse(record=tpb.GameRecord(format=r["format"], json=r["json"]), seats=r["seats"])
+
+
+def event_to_proto(ev: dict) -> mpb.WatchMatchResponse:
+    """One event of :meth:`Fief2MatchService.watch` as its message (the phase counted from 1 on the wire)."""
+    if "end" in ev:
+        e = ev["end"]
+        return mpb.WatchMatchResponse(end=mpb.MatchEnd(winners=e["winners"], power=e["power"], turns=e["turns"]))
+    out = mpb.WatchMatchResponse(index=ev["index"], text=ev["text"], turn=ev["turn"], phase=ev["phase"] + 1)
+    if ev["actor"] is not None:
+        out.actor = ev["actor"]
+    if ev["action"] is not None:
+        out.action = ev["action"]
+    return out
 
 
 def raise_invalid(message: str) -> None:

@@ -11,7 +11,7 @@ to leave workers for the other calls.
 from __future__ import annotations
 
 import threading
-from typing import Iterator
+from typing import Any, Callable, Iterator
 
 import grpc
 
@@ -33,6 +33,32 @@ def status_of(error: Exception) -> grpc.StatusCode | None:
     """The status a domain error of a Matches call is answered with (each :class:`MatchError` names its code);
     None: unexpected (``INTERNAL``)."""
     return getattr(grpc.StatusCode, error.code) if isinstance(error, MatchError) else None
+
+
+def watch_stream(service: Any, req: Any, context: grpc.ServicerContext, watch_slots: threading.BoundedSemaphore,
+                 max_watch_streams: int, to_proto: Callable[[dict], Any]) -> Iterator[Any]:
+    """A WatchMatch stream (``feudo.v1`` or ``fief2.v1``: the same request fields) over a match service's
+    ``watch``: the request checked by ``watch`` before a stream slot is taken, the watch cancelled as soon as the
+    call ends, each event turned into its message by ``to_proto``, and the slot given back when the stream ends
+    (``RESOURCE_EXHAUSTED`` when all ``max_watch_streams`` slots are taken)."""
+    seat = req.seat if req.HasField("seat") else None
+    current_call().set(match=req.match_id, seat=seat, from_count=req.from_action_count)
+    cancel = threading.Event()
+    if not context.add_callback(cancel.set):
+        cancel.set()
+    events = service.watch(req.match_id, seat, req.token, req.from_action_count, cancel=cancel)
+    if not watch_slots.acquire(blocking=False):
+        raise ResourceExhausted(f"the server already streams {max_watch_streams} watches; retry later")
+    return _released(events, watch_slots, to_proto)
+
+
+def _released(events: Iterator[dict], watch_slots: threading.BoundedSemaphore,
+              to_proto: Callable[[dict], Any]) -> Iterator[Any]:
+    try:
+        for ev in events:
+            yield to_proto(ev)
+    finally:
+        watch_slots.release()
 
 
 class MatchesServicer(mpb_grpc.MatchesServicer):
@@ -90,22 +116,7 @@ class MatchesServicer(mpb_grpc.MatchesServicer):
                                         observation=self._observation(req.match_id, req.seat, req.token))
 
     def WatchMatch(self, req: mpb.WatchMatchRequest, context: grpc.ServicerContext) -> Iterator[mpb.MatchEvent]:
-        seat = req.seat if req.HasField("seat") else None
-        current_call().set(match=req.match_id, seat=seat, from_count=req.from_action_count)
-        cancel = threading.Event()
-        if not context.add_callback(cancel.set):
-            cancel.set()
-        events = self.service.watch(req.match_id, seat, req.token, req.from_action_count, cancel=cancel)
-        if not self._watch_slots.acquire(blocking=False):
-            raise ResourceExhausted(f"the server already streams {self.max_watch_streams} watches; retry later")
-        return self._watch_events(events)
-
-    def _watch_events(self, events: Iterator[dict]) -> Iterator[mpb.MatchEvent]:
-        try:
-            for ev in events:
-                yield event_to_proto(ev)
-        finally:
-            self._watch_slots.release()
+        return watch_stream(self.service, req, context, self._watch_slots, self.max_watch_streams, event_to_proto)
 
     def ListMatches(self, req: mpb.ListMatchesRequest, context: grpc.ServicerContext) -> mpb.ListMatchesResponse:
         out = mpb.ListMatchesResponse()

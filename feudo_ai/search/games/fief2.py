@@ -28,6 +28,7 @@ from typing import Any, Mapping, Sequence
 from engine.errors import StateError
 
 from ..answer import CardBelief
+from ..position import SeatObservation
 
 __all__ = ["ObservedFief2Position", "PreparedFief2Position", "Fief2Adapter", "FIEF2", "seat_view", "unseen_cards",
            "deal_hidden_hands", "hand_beliefs", "require"]
@@ -52,7 +53,7 @@ def _frames():
 
 
 @dataclass(frozen=True)
-class ObservedFief2Position:
+class ObservedFief2Position(SeatObservation):
     """A Fief 2 position as one family sees it: the game and ``state.observation(seat)`` (F46). It holds no card
     hidden from ``observation["seat"]``; :func:`seat_view` builds the search's root from it."""
 
@@ -60,12 +61,8 @@ class ObservedFief2Position:
     observation: Mapping[str, Any]
 
     def __post_init__(self) -> None:
+        seat = self._checked_seat()
         obs, n = self.observation, self.game.num_players
-        if not isinstance(obs, Mapping):
-            raise StateError(f"observation: expected an object, got {type(obs).__name__}")
-        seat = obs.get("seat")
-        if not _is_int(seat) or not 0 <= seat < n:
-            raise StateError(f"observation.seat: expected an integer in [0, {n}), got {seat!r}")
         hs = self.game.ruleset.hand_size
         counts = obs.get("hand_counts")
         if not isinstance(counts, list) or len(counts) != n or not all(_is_int(c) and 0 <= c <= hs for c in counts):
@@ -80,15 +77,6 @@ class ObservedFief2Position:
         if len(hands[seat]) != counts[seat]:
             raise StateError(f"observation.hand_counts[{seat}]: expected the seat's hand size "
                              f"{len(hands[seat])}, got {counts[seat]}")
-
-    @classmethod
-    def from_state(cls, state: Any, seat: int) -> "ObservedFief2Position":
-        """``seat``'s view of a full Fief 2 state."""
-        return cls(state.game, state.observation(seat))
-
-    @property
-    def seat(self) -> int:
-        return int(self.observation["seat"])
 
 
 def _pinned(stack: Sequence[Sequence[int]], seat: int) -> dict[int, int]:

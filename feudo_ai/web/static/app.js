@@ -3,7 +3,7 @@
 // seat's unrevealed cards, so neither the network nor the page can hold them.
 
 import { COLOURS, cellsOf, drawBoard, svgEl } from "./board.js";
-import { RpcError, h, rpc, serverStream } from "./common.js";
+import { RpcError, beliefsByPlayer, h, pct, rpc, serverStream } from "./common.js";
 import { showCompanion } from "./companion.js";
 import { openRecordFile, showReplay } from "./replay.js";
 
@@ -60,7 +60,6 @@ function keepToken(matchId, seat, token) {
   const all = seats(); all[matchId] = { ...(all[matchId] || {}), [seat]: token };
   localStorage.setItem("feudo.seats", JSON.stringify(all));
 }
-const pct = p => `${Math.round(p * 100)}%`;
 
 // ------------------------------------------------------------------------------------------ the lobby
 const LEVELS = ["easy", "medium", "hard", "max"];
@@ -301,34 +300,27 @@ function undo(t) {
 async function confirm(t) {
   const st = t.stage;
   if (!st || !st.actions.length || st.loading || t.busy) return;
-  t.busy = true;
-  const clicked = performance.now();
-  let count = t.obs.actionCount;
-  setStatus(`playing: ${st.actions.map(a => actionText(t, a)).join(", ")}`);
-  try {
-    for (const a of st.actions) {
-      const r = await rpc("Matches", "SubmitAction", { matchId: t.matchId, seat: t.seat, token: t.token, action: a.id,
-                                                       expectedActionCount: count });
-      count = r.actionCount;
-    }
-    setStatus("");
-  } catch (e) {
-    setStatus(e.message, true);
-  } finally {
-    t.busy = false;
-  }
-  await refresh(t);
-  window.feudoTimings.moves.push(performance.now() - clicked);
+  await play(t, st.actions.map(a => actionText(t, a)).join(", "), st.actions.map(a => a.id));
 }
 
 async function submit(t, action) {
   if (t.busy) return;
+  await play(t, action.text, [action.id]);
+}
+
+// Sends the seat's actions in order (each at the action count the one before it left), the table busy meanwhile,
+// then shows the match as it is now; the time from the click to that goes to window.feudoTimings.moves.
+async function play(t, text, ids) {
   t.busy = true;
   const clicked = performance.now();
-  setStatus(`playing: ${action.text}`);
+  let count = t.obs.actionCount;
+  setStatus(`playing: ${text}`);
   try {
-    await rpc("Matches", "SubmitAction", { matchId: t.matchId, seat: t.seat, token: t.token, action: action.id,
-                                          expectedActionCount: t.obs.actionCount });
+    for (const id of ids) {
+      const r = await rpc("Matches", "SubmitAction", { matchId: t.matchId, seat: t.seat, token: t.token, action: id,
+                                                       expectedActionCount: count });
+      count = r.actionCount;
+    }
     setStatus("");
   } catch (e) {
     setStatus(e.message, true);
@@ -672,17 +664,11 @@ function stagedBar(t) {
 
 function hintView(t) {
   const a = t.hint.advice, names = t.desc.playerNames;
-  const beliefs = new Map();
-  for (const b of a.beliefs || []) {
-    const p = b.player || 0;
-    if (!beliefs.has(p)) beliefs.set(p, []);
-    beliefs.get(p).push(b);
-  }
   return h("div", {},
     h("p", {}, h("b", {}, "Plan: "), (a.plan || []).map(x => x.text).join(", then ")),
     alternativesTable(a),
-    ...[...beliefs].map(([p, bs]) => h("p", { class: "muted" }, `${names[p]} probably selected: `,
-      bs.sort((x, y) => y.probability - x.probability).slice(0, 4).map(b => `${b.card} ${pct(b.probability)}`).join(", "))));
+    ...[...beliefsByPlayer(a)].map(([p, bs]) => h("p", { class: "muted" }, `${names[p]} probably selected: `,
+      bs.slice(0, 4).map(b => `${b.card} ${pct(b.probability)}`).join(", "))));
 }
 
 function playersView(t) {

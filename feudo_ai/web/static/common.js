@@ -1,5 +1,5 @@
 // What the web app's pages share: calling the feudo.v1 services over the Connect protocol (JSON: one request, one
-// answer; or a server stream of messages), and building DOM elements.
+// answer; or a server stream of messages), building DOM elements, and reading an advice's figures.
 
 export class RpcError extends Error {
   constructor(code, message) { super(`${code}: ${message}`); this.code = code; this.detail = message; }
@@ -12,6 +12,22 @@ export async function rpc(service, method, body) {
   const data = await r.json().catch(() => ({ code: "unknown", message: `HTTP ${r.status}` }));
   if (!r.ok) throw new RpcError(data.code, data.message);
   return data;
+}
+
+// A probability as a whole percentage: 0.125 -> "13%".
+export const pct = p => `${Math.round(p * 100)}%`;
+
+// An advice's beliefs ({player, card, probability}; a player 0 may be left out of the JSON) as a Map from each
+// player to their beliefs, the most probable first.
+export function beliefsByPlayer(advice) {
+  const beliefs = new Map();
+  for (const b of advice.beliefs || []) {
+    const p = b.player || 0;
+    if (!beliefs.has(p)) beliefs.set(p, []);
+    beliefs.get(p).push(b);
+  }
+  for (const bs of beliefs.values()) bs.sort((x, y) => y.probability - x.probability);
+  return beliefs;
 }
 
 // An HTML element: h("p", { class: "muted", onclick: f }, "text", child, ...).

@@ -10,7 +10,7 @@
 // file, which the services check before it replaces anything.
 
 import { COLOURS, drawBoard } from "./board.js";
-import { h, rpc } from "./common.js";
+import { beliefsByPlayer, h, pct, rpc } from "./common.js";
 
 const KEY = "feudo.companion";
 const FORMAT = "feudo-companion-web/1";
@@ -297,20 +297,14 @@ function adviceView(c, names) {
   if (!c.advice) return null;
   if (c.advice.thinking) return h("p", { class: "muted" }, "thinking…");
   if (c.advice.at !== c.game.history.entries.length) return null;
-  const a = c.advice.advice, pct = p => `${Math.round(p * 100)}%`;
-  const beliefs = new Map();
-  for (const b of a.beliefs || []) {
-    const p = b.player || 0;
-    if (!beliefs.has(p)) beliefs.set(p, []);
-    beliefs.get(p).push(b);
-  }
+  const a = c.advice.advice;
   return h("div", {},
     h("p", { id: "companion-plan" }, h("b", {}, "Plan: "), (a.plan || []).map(x => x.text).join(", then ")),
     h("table", { id: "companion-alternatives" }, h("tr", {}, h("th", {}, "now"), h("th", {}, "win"), h("th", {}, "visits")),
       ...(a.alternatives || []).map(x => h("tr", {}, h("td", {}, x.action.text),
         h("td", {}, pct(x.winProbability || 0)), h("td", {}, String(x.visits || 0))))),
-    ...[...beliefs].map(([p, bs]) => h("p", { class: "muted belief" }, `${names[p]} probably selected: `,
-      bs.sort((x, y) => y.probability - x.probability).slice(0, 6).map(b => `${b.card} ${pct(b.probability)}`).join(", "))),
+    ...[...beliefsByPlayer(a)].map(([p, bs]) => h("p", { class: "muted belief" }, `${names[p]} probably selected: `,
+      bs.slice(0, 6).map(b => `${b.card} ${pct(b.probability)}`).join(", "))),
     h("p", { class: "muted" }, `${a.stats.iterations || 0} iterations, seed ${ADVICE_LIMITS.seed}`));
 }
 
