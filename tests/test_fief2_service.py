@@ -477,30 +477,3 @@ def test_reflection_and_health_name_the_fief2_services(server):
         assert health.Check(health_pb2.HealthCheckRequest(service=name)).status == \
             health_pb2.HealthCheckResponse.SERVING
 
-
-# ------------------------------------------------------------------------------------------ the protos' style
-def _buf() -> str | None:
-    """The ``buf`` binary: on the PATH, or the one ``npm ci`` installs for the Node client (clients/node)."""
-    import shutil
-    from pathlib import Path
-
-    local = Path(__file__).resolve().parent.parent / "clients" / "node" / "node_modules" / ".bin" / "buf"
-    return shutil.which("buf") or (str(local) if local.exists() else None)
-
-
-@pytest.mark.skipif(_buf() is None, reason="needs buf (clients/node: npm ci)")
-def test_the_new_packages_pass_bufs_standard_lint(tmp_path):
-    """tabletop.v1 and fief2.v1 follow Buf's STANDARD rules (feudo.v1, frozen, is left out: its service names
-    predate them)."""
-    import shutil
-    import subprocess
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parent.parent
-    for package in ("tabletop", "fief2"):
-        shutil.copytree(root / "proto" / package, tmp_path / package)
-    (tmp_path / "buf.yaml").write_text("version: v2\nlint:\n  use:\n    - STANDARD\n")
-    result = subprocess.run([_buf(), "lint"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert {p.name for p in (tmp_path / "fief2" / "v1").glob("*.proto")} == {"game.proto", "advisor.proto",
-                                                                              "matches.proto"}
