@@ -150,9 +150,9 @@ def test_no_command_block_escapes_the_test() -> None:
 
 
 def test_examples_are_found() -> None:
-    """The collection itself works: README and docs/service.md hold their examples."""
-    wanted = {"README.md": ("feudo_ai.advise(", "AdvisorClient(", "feudo play", "feudo companion", "feudo arena",
-                            "feudo serve"),
+    """The collection itself works: README, docs/search.md and docs/service.md hold their examples."""
+    wanted = {"README.md": ("feudo play", "feudo companion", "feudo arena", "--game fief2"),  # serve: its own test
+              "docs/search.md": ("feudo_ai.advise(",),
               "docs/service.md": ("AdvisorClient(", "MatchesClient(", "from fief2.v1 import")}
     for name, needles in wanted.items():
         joined = "\n".join(b for _, lang, b, _ in _blocks(ROOT / name) if lang in RUN_LANGS)
@@ -161,10 +161,11 @@ def test_examples_are_found() -> None:
 
 
 def test_readme_advice_example_prints_a_whole_selection(tmp_path) -> None:
-    """README's advice example asks for seat 3's secret selection and prints it (four picks) with a belief."""
-    [(line, body)] = [(ln, b) for ln, lang, b, _ in _blocks(ROOT / "README.md")
+    """The advice example (docs/search.md, linked from README) asks for seat 3's secret selection and prints it
+    (four picks) with a belief."""
+    [(line, body)] = [(ln, b) for ln, lang, b, _ in _blocks(ROOT / "docs" / "search.md")
                       if lang == "python" and "feudo_ai.advise(" in b]
-    result = run_example(ROOT / "README.md", line, "python", body, tmp_path)
+    result = run_example(ROOT / "docs" / "search.md", line, "python", body, tmp_path)
     assert result.returncode == 0, result.stderr
     assert "seat 3 selection:" in result.stdout
 

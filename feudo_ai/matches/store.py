@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
@@ -95,7 +96,7 @@ class SchemaTooNew(StoreError):
 Query = Callable[[str, tuple], list]  # run one statement in the current transaction, its rows
 
 
-class SQLStore:
+class SQLStore(ABC):
     """The store over a SQL database (subclasses give the connection and the dialect). Thread-safe."""
 
     shared = False  # True: several servers may use the database at once (catch-up, leases, notifications)
@@ -104,17 +105,20 @@ class SQLStore:
     path: str  # what the operator named (a URL without its password)
 
     # -- dialect hooks ------------------------------------------------------------------------------------
+    @abstractmethod
     def _tx(self, work: Callable[[Query], object], lock_migrations: bool = False):
-        raise NotImplementedError
+        """The dialect's own (SQLite, PostgreSQL)."""
 
+    @abstractmethod
     def _read(self, sql: str, args: tuple = ()) -> list:
-        raise NotImplementedError
+        """The dialect's own (SQLite, PostgreSQL)."""
 
     def _notify(self, q: Query, payload: str) -> None:
         """Tell the other replicas (on commit); nothing on a database of one server."""
 
+    @abstractmethod
     def close(self) -> None:
-        raise NotImplementedError
+        """The dialect's own (SQLite, PostgreSQL)."""
 
     # -- schema -------------------------------------------------------------------------------------------
     def _migrate(self) -> None:
