@@ -227,13 +227,16 @@ def test_a_whole_match_by_clicks_with_undo_hint_reload_narration_and_privacy(ser
             page.wait_for_selector("#hint table", timeout=20000)
             if SHOTS:
                 page.screenshot(path=os.path.join(SHOTS, "web-table-hint.png"))
+            staged = page.query_selector("#staged")
+            if staged is None:  # the table was redrawn meanwhile (an event came): ask again at the next look
+                continue
             # the alternatives ranked by visits; when a later one shows a higher win rate, the caption says why
             rates = [float(r.query_selector_all("td")[1].inner_text().rstrip("%"))
                      for r in page.query_selector_all("#hint table tr") if r.query_selector("td")]
             assert rates and bool(page.query_selector("#hint table caption")) == any(x > rates[0] for x in rates[1:])
             best = page.query_selector("#army-hand .card.best")  # the Advisor's pick, outlined in its hand
             assert best is not None
-            n = int(page.get_attribute("#staged", "data-count"))
+            n = int(staged.get_attribute("data-count"))
             name = best.inner_text().split("\n")[-1]
             best.click()  # follow the hint: the card is staged (and sent with the selection: the hint's search
             page.wait_for_selector(f"#staged[data-count='{n + 1}']")  # has a fixed budget and seed, so the match
