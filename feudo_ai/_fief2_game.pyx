@@ -27,8 +27,9 @@ of :c:type:`feudo_ai._game.GameC`, over the compiled Fief 2 core (:mod:`fief2._c
 Belief counters (``num_beliefs = players * cards``): ``[q * C + c]`` counts the worlds in which family q was dealt
 card c; :func:`feudo_ai.search.games.fief2.hand_beliefs` turns them into probabilities.
 
-The search's trees hold a reward per player in 64-byte nodes, four players at most (``MAX_OBSERVERS``): Fief 2 is
-searched with 3 or 4 families.
+The search takes up to ``MAX_OBSERVERS`` (6) players, so every Fief 2 game (3-6 families) is searched; with 5 or 6 a
+node's reward sums of the fifth and sixth families live beside the node pool (``feudo_ai._search``: 8 bytes a node
+each).
 """
 
 from libc.math cimport exp
@@ -465,7 +466,7 @@ cdef class Fief2Game(SearchGame):
     :param seat: the searching family.
     :param temperature: the evaluation's softmax temperature, a multiple of :data:`DEFAULT_TEMPERATURE` points of
         power (> 0).
-    :raises ValueError: a bad seat or temperature, or more families than the search's trees hold (4).
+    :raises ValueError: a bad seat or temperature.
     """
 
     def __init__(self, Fief2Core core, int seat, double temperature=1.0):
@@ -473,7 +474,7 @@ cdef class Fief2Game(SearchGame):
         cdef int v, i, j, u, x
         if not temperature > 0:
             raise ValueError(f"temperature: expected a positive number, got {temperature!r}")
-        if g.n > MAX_OBSERVERS:
+        if g.n > MAX_OBSERVERS:  # F2_MAX_FAMILIES is 6 as well; kept so a change of either is caught here
             raise ValueError(f"players: the search plays Fief 2 with at most {MAX_OBSERVERS} families, got {g.n}")
         if not 0 <= seat < g.n:
             raise ValueError(f"seat: expected an integer in [0, {g.n}), got {seat}")

@@ -31,7 +31,7 @@ cdef enum:
     LABEL_HIDDEN = -1       # an action the observer does not see (another player's secret pick), seen as "?"
     LABEL_SIGNAL = -2       # signal labels are <= LABEL_SIGNAL (public facts without an action of their own)
     MAX_SIGNALS = 16        # signals one apply_observed may report
-    MAX_OBSERVERS = 4       # most players of a searched game (a node's reward vector: 64-byte nodes)
+    MAX_OBSERVERS = 6       # most players of a searched game (Fief 2 has up to 6 families)
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ cdef enum:
 
 cdef enum:
     PRIOR_ONE = 65535       # NodeC.prior of an edge with prior probability 1
+    NODE_REWARDS = 4        # players whose reward sums a node holds itself (NodeC.reward)
 
 
 ctypedef struct NodeC:
@@ -41,7 +42,9 @@ ctypedef struct NodeC:
     uint16_t prior          # the edge's action prior (prior_weight > 0) in units of 1/PRIOR_ONE; it fills the
                             # two bytes of padding before gain, so a node stays 64 bytes
     double gain             # EXP3 cumulative importance-weighted reward of the edge
-    double reward[MAX_OBSERVERS]  # reward sums per player over the visits
+    # reward sums over the visits of players 0..NODE_REWARDS-1; in games of more players the others' sums are in
+    # SearchC.extra_reward (so games of up to 4 players, Feudo's, keep one 64-byte node per cache line)
+    double reward[NODE_REWARDS]
 
 
 ctypedef struct StepC:
@@ -76,6 +79,10 @@ ctypedef struct SearchC:
     NodeC* nodes
     int cap
     int used
+    # n > NODE_REWARDS only (else NULL, extra 0): the reward sums of players NODE_REWARDS..n-1, extra = n -
+    # NODE_REWARDS doubles per node, node i's at extra_reward[i * extra]; moved with their node when recycled
+    double* extra_reward
+    int extra
     int roots[MAX_OBSERVERS]
     int recycle             # when the pool fills, free its least-travelled subtrees (_recycle) and go on growing
     int full                # an expansion found the pool full since the last recycling

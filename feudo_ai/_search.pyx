@@ -107,6 +107,13 @@ cdef int _playout(SearchC* S, void* w, double* out) noexcept nogil:
 # The node pool
 # =====================================================================================================
 
+cdef inline double* _reward(SearchC* S, int c, int p) noexcept nogil:
+    """Node c's reward sum of player p (in the node up to NODE_REWARDS players, else in extra_reward)."""
+    if p < NODE_REWARDS:
+        return &S.nodes[c].reward[p]
+    return &S.extra_reward[<size_t>c * S.extra + (p - NODE_REWARDS)]
+
+
 cdef inline int _new_node(SearchC* S, int parent, int label) noexcept nogil:
     """A new child of ``parent`` with edge ``label``; -1 when the pool is full."""
     cdef int i
@@ -119,6 +126,8 @@ cdef inline int _new_node(SearchC* S, int parent, int label) noexcept nogil:
     S.used += 1
     nd = &S.nodes[i]
     memset(nd, 0, sizeof(NodeC))
+    if S.extra:
+        memset(&S.extra_reward[<size_t>i * S.extra], 0, sizeof(double) * S.extra)
     nd.child = -1
     nd.action = label
     nd.actor = -1
@@ -216,6 +225,9 @@ cdef int _recycle(SearchC* S) noexcept nogil:
         nodes[i].child = first
         if newidx[i] != i:
             memcpy(&nodes[newidx[i]], &nodes[i], sizeof(NodeC))
+            if S.extra:
+                memcpy(&S.extra_reward[<size_t>newidx[i] * S.extra], &S.extra_reward[<size_t>i * S.extra],
+                       sizeof(double) * S.extra)
     for k in range(S.n):
         S.roots[k] = newidx[S.roots[k]]
     if S.pimc:
@@ -466,7 +478,7 @@ cdef int _select(SearchC* S, int node, int p, bint exp3, const int* legal, int n
     bestv = -1e300
     for i in range(n):
         c = S.child_of[legal[i]]
-        u = nodes[c].reward[p] / nodes[c].visits + S.c * sqrt(log(<double>nodes[c].avail) / nodes[c].visits)
+        u = _reward(S, c, p)[0] / nodes[c].visits + S.c * sqrt(log(<double>nodes[c].avail) / nodes[c].visits)
         if S.prior_weight > 0.0:
             # progressive bias (Chaslot et al. 2008): the prior's pull fades as the edge's own visits grow
             u += S.prior_weight * (nodes[c].prior * (1.0 / PRIOR_ONE)) / (1.0 + nodes[c].visits)
@@ -494,8 +506,10 @@ cdef int _finish(SearchC* S, void* w, int npath) noexcept nogil:
         child = S.path[i].node
         p = S.path[i].player
         S.nodes[child].visits += 1
-        for q in range(S.n):
+        for q in range(S.n if S.n < NODE_REWARDS else NODE_REWARDS):
             S.nodes[child].reward[q] += rewards[q]
+        for q in range(NODE_REWARDS, S.n):
+            _reward(S, child, q)[0] += rewards[q]
         if S.path[i].prob > 0.0:
             S.nodes[child].gain += rewards[p] / S.path[i].prob
     S.iterations += 1
@@ -693,6 +707,8 @@ cdef class SearchWorker:
         if not game.ready():
             raise ValueError("game: no root set")
         n = game.c.num_players
+        if not 1 <= n <= MAX_OBSERVERS:
+            raise ValueError(f"players: the search takes 1 to {MAX_OBSERVERS}, the game has {n}")
         if playout not in PLAYOUTS:
             raise ValueError(f"playout: expected one of {', '.join(PLAYOUTS)}, got {playout!r}")
         if algorithm not in ("ismcts", "pimc"):
@@ -710,6 +726,8 @@ cdef class SearchWorker:
             raise ValueError(f"prior_temperature: expected a positive number, got {prior_temperature!r}")
         if tree is not None and (pimc or tree.player != game.seat or tree.players != n):
             raise ValueError("tree: expected a saved MO-ISMCTS tree of the seat's own, in a game of as many players")
+        if tree is not None and n > NODE_REWARDS:
+            raise ValueError(f"tree: tree reuse keeps games of at most {NODE_REWARDS} players, this one has {n}")
         if tree is not None and path is None:
             raise ValueError("path: the labels the seat observed since the saved tree's root are needed with tree")
         S = <SearchC*>calloc(1, sizeof(SearchC))
@@ -738,6 +756,11 @@ cdef class SearchWorker:
         S.cap = max_nodes
         S.recycle = recycle
         S.nodes = <NodeC*>malloc(sizeof(NodeC) * <size_t>max_nodes)
+        if n > NODE_REWARDS:
+            S.extra = n - NODE_REWARDS
+            S.extra_reward = <double*>malloc(sizeof(double) * <size_t>S.extra * <size_t>max_nodes)
+            if S.extra_reward == NULL:
+                raise MemoryError()
         S.legal = <int*>malloc(sizeof(int) * <size_t>(game.c.max_legal + 1))
         S.untried = <int*>malloc(sizeof(int) * <size_t>(game.c.max_legal + 1))
         S.weight = <double*>malloc(sizeof(double) * <size_t>(game.c.max_legal + 1))
@@ -786,6 +809,7 @@ cdef class SearchWorker:
             free(self.S.root)
             free(self.S.world)
             free(self.S.nodes)
+            free(self.S.extra_reward)
             free(self.S.legal)
             free(self.S.untried)
             free(self.S.weight)
@@ -827,11 +851,21 @@ cdef class SearchWorker:
         c = S.nodes[node].child
         p = S.nodes[node].actor
         while c >= 0:
-            out.append((S.nodes[c].action, S.nodes[c].visits,
-                        S.nodes[c].reward[p] if p >= 0 else 0.0, c))
+            out.append((S.nodes[c].action, S.nodes[c].visits, _reward(S, c, p)[0] if p >= 0 else 0.0, c))
             c = S.nodes[c].sibling
         out.reverse()
         return out
+
+    def node_rewards(self, int node):
+        """Every player's reward sum of a node, over its visits (the sums of one iteration add up to what its
+        playout's rewards add up to)."""
+        cdef int q
+        self._check_node(node)
+        return [_reward(self.S, node, q)[0] for q in range(self.S.n)]
+
+    def node_visits(self, int node):
+        self._check_node(node)
+        return self.S.nodes[node].visits
 
     def world_roots(self):
         """PIMC: the root node of each sampled world's tree ([] for MO-ISMCTS)."""
@@ -863,7 +897,7 @@ cdef class SearchWorker:
             while c >= 0:
                 if S.nodes[c].visits > 0 and S.nodes[c].action >= 0:
                     v, t = out.get(S.nodes[c].action, (0, 0.0))
-                    out[S.nodes[c].action] = (v + S.nodes[c].visits, t + S.nodes[c].reward[S.seat])
+                    out[S.nodes[c].action] = (v + S.nodes[c].visits, t + _reward(S, c, S.seat)[0])
                 c = S.nodes[c].sibling
         return out
 
@@ -884,6 +918,8 @@ cdef class SearchWorker:
         cdef int size
         if S.pimc:
             raise ValueError("algorithm: tree reuse needs the MO-ISMCTS (pimc keeps no tree of the seat)")
+        if S.extra:
+            raise ValueError(f"players: tree reuse keeps games of at most {NODE_REWARDS} players, this one has {S.n}")
         size = _subtree_size(S.nodes, S.roots[S.seat])
         if size < 0:
             raise MemoryError()
@@ -953,6 +989,9 @@ cdef class SavedTree:
         return out
 
 
-def node_bytes():
-    """Bytes of one tree node (what the memory limit of a search counts, feudo_ai.settings.NODE_BYTES)."""
-    return sizeof(NodeC)
+def node_bytes(int players=NODE_REWARDS):
+    """Bytes of one tree node in a game of ``players`` (what the memory limit of a search counts,
+    feudo_ai.settings.node_bytes): the node, plus the reward sums of the players beyond NODE_REWARDS."""
+    if not 1 <= players <= MAX_OBSERVERS:
+        raise ValueError(f"players: expected an integer in [1, {MAX_OBSERVERS}], got {players}")
+    return sizeof(NodeC) + sizeof(double) * (players - NODE_REWARDS if players > NODE_REWARDS else 0)

@@ -9,7 +9,7 @@ Feudo-specific options (rulesets, maps, the compiled core, the search bots) and 
 - ``feudo``: the original game (engine/, the searches, hosted matches); its bots are :data:`feudo_ai.bots.BOTS`.
 - ``fief2``: Fief 2 (fief2/, rulings F1-F53); bots ``random``, ``greedy``, ``easy``, ``medium``
   (:mod:`feudo_ai.bots.fief2_bots`) and the searches ``ismcts`` and ``pimc``
-  (:mod:`feudo_ai.bots.fief2_search_bots`, 3-4 players, the compiled core needed); Feudo's other bots are
+  (:mod:`feudo_ai.bots.fief2_search_bots`, 3-6 players, the compiled core needed); Feudo's other bots are
   refused by name.
 """
 

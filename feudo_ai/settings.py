@@ -39,7 +39,7 @@ __all__ = [
     "Algorithm", "Backend", "Playout", "Sampler", "Evaluation", "Engine",
     "Limits", "SearchParams", "GameSettings", "Experimental", "SearchOptions", "FIELDS", "CONSTRAINTS",
     "DEFAULT_ITERATIONS", "MAX_ITERATIONS", "MAX_SECONDS", "MAX_THREADS", "MAX_NICE", "MAX_C", "MAX_TEMPERATURE",
-    "MAX_PRIOR_WEIGHT", "MAX_PLAYOUT_TURNS", "NODE_BYTES", "MAX_SEARCH_BYTES", "MAX_NODES", "MAX_PY_NODES",
+    "MAX_PRIOR_WEIGHT", "MAX_PLAYOUT_TURNS", "NODE_BYTES", "node_bytes", "MAX_SEARCH_BYTES", "MAX_NODES", "MAX_PY_NODES",
     "MAX_WORLDS", "PROFILES", "LEVELS", "profile_names", "profile_base", "resolve",
 ]
 
@@ -101,9 +101,17 @@ MAX_TEMPERATURE = 1e6
 MAX_PRIOR_WEIGHT = 100.0  # progressive bias weight of the action prior (rewards are in [0, 1])
 MAX_PLAYOUT_TURNS = 200  # the longest game: 100 regular turns + 100 tie-break turns
 MAX_WORLDS = 4096
-NODE_BYTES = 64  # one node of the C search (feudo_ai._search.node_bytes(), checked by the tests)
+NODE_BYTES = 64  # one node of the C search in games of up to 4 players (feudo_ai._search.node_bytes(), tested)
 MAX_SEARCH_BYTES = 1 << 30  # memory of one C search: threads x node pool x NODE_BYTES at most 1 GiB
 MAX_NODES = MAX_SEARCH_BYTES // NODE_BYTES  # node pool of one C worker (16,777,216: then one thread only)
+
+
+def node_bytes(players: int) -> int:
+    """Bytes a node of the C search takes in a game of ``players``: :data:`NODE_BYTES`, plus 8 for each player
+    beyond the 4 whose reward sums a node holds itself (Fief 2's fifth and sixth families)."""
+    return NODE_BYTES + 8 * max(0, players - 4)
+
+
 MAX_PY_NODES = 1_000_000  # nodes of one Python search over its workers (a node with its dicts is ~1 kB: ~1 GiB)
 
 

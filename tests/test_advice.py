@@ -52,9 +52,12 @@ def test_memory_of_a_search_is_capped():
 
 def test_c_node_size_is_what_the_memory_cap_counts():
     from feudo_ai import _search
-    from feudo_ai.settings import NODE_BYTES
+    from feudo_ai.settings import NODE_BYTES, node_bytes
 
     assert _search.node_bytes() == NODE_BYTES
+    # the fifth and sixth players' reward sums beside the pool: 8 bytes a node each (settings.node_bytes)
+    assert [_search.node_bytes(n) for n in range(1, 7)] == [64, 64, 64, 64, 72, 80]
+    assert [node_bytes(n) for n in range(1, 7)] == [_search.node_bytes(n) for n in range(1, 7)]
 
 
 def test_mixed_playout_only_for_the_python_backend():

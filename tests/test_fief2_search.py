@@ -99,10 +99,51 @@ def test_f46_hide_erases_the_other_hands_and_worlds_deal_them_from_the_unseen_ca
         assert counters == [int(c in hands[q]) if q != seat else 0 for q in range(4) for c in range(C)]
 
 
-def test_five_families_are_refused_naming_the_players():
-    st = _cards_decision(6, players=5)
-    with pytest.raises(ValueError, match="players: the search plays Fief 2 with at most 4 families, got 5"):
-        feudo_ai.advise(st, options=feudo_ai.SearchOptions(iterations=20, seed=1))
+@pytest.mark.parametrize("players", [5, 6])
+def test_five_and_six_families_are_searched_alike_from_the_same_seed(players):
+    st = _cards_decision(6, players=players)
+    seat = st.current_player()
+    opts = feudo_ai.SearchOptions(iterations=300, seed=4, playout_turns=0)
+    a = feudo_ai.advise(st, seat, opts)
+    assert a.best in st.legal_actions() and a.stats.iterations == 300
+    assert all(0.0 <= c.win_probability <= 1.0 for c in a.alternatives)
+    b = feudo_ai.advise(st, seat, opts)
+    assert (b.best, [(c.action, c.visits, c.win_probability) for c in b.alternatives]) == \
+        (a.best, [(c.action, c.visits, c.win_probability) for c in a.alternatives])
+    # F46 with the rewards of the fifth and sixth families kept beside the node pool: a twin differing only in
+    # another family's hand gets the same advice
+    twin = feudo_ai.advise(hidden_twin(st, seat), seat, opts)
+    assert [(c.action, c.visits, c.win_probability) for c in twin.alternatives] == \
+        [(c.action, c.visits, c.win_probability) for c in a.alternatives]
+
+
+@pytest.mark.parametrize("players,recycle", [(4, False), (6, False), (6, True)])
+def test_every_node_keeps_each_familys_reward_sums(players, recycle):
+    """A playout's rewards are a softmax over the families (or the F51 returns): they add up to 1, so every node's
+    reward sums over all the families add up to its visits, for the families whose sums a node holds itself and
+    for the fifth and sixth, kept beside the pool, also after a full pool was recycled (its rows move with
+    their nodes)."""
+    from feudo_ai import _search
+
+    st = _cards_decision(8, players=players)
+    seat = players - 1  # the last family: with 6, its own rewards are among those kept beside the pool
+    while st.current_player() != seat or len(st.legal_actions()) < 2:
+        st.apply_action(sample_chance(st, random.Random(0)) if st.is_chance_node() else st.legal_actions()[0])
+    worker = _search.SearchWorker(_game(st, seat), 3, iterations=1500, max_nodes=800 if recycle else 100_000,
+                                  recycle=recycle)
+    worker.run()
+    stats = worker.stats()
+    assert stats["recycled"] > 0 if recycle else stats["recycled"] == 0
+    checked = 0
+    for node in range(stats["nodes"]):
+        sums = worker.node_rewards(node)
+        assert len(sums) == players and all(x >= 0.0 for x in sums)
+        assert sum(sums) == pytest.approx(worker.node_visits(node), abs=1e-6)
+        checked += worker.node_visits(node) > 0
+    assert checked > 50
+    root = worker.root_index(seat)
+    seat_sum = sum(r for _, v, r, _ in worker.children(root))
+    assert 0.0 < seat_sum <= sum(v for _, v, _, _ in worker.children(root))
 
 
 # ------------------------------------------------------------------------------------------------ the search
@@ -181,3 +222,13 @@ def test_an_observation_or_a_compiled_state_gets_the_advice_of_the_full_state():
         got = feudo_ai.advise(position, seat, opts)
         assert (got.best, got.plan, got.alternatives, got.beliefs) == (want.best, want.plan, want.alternatives,
                                                                       want.beliefs)
+
+
+def test_six_families_count_their_larger_nodes_against_the_memory_limit():
+    from feudo_ai.settings import MAX_NODES
+
+    st = _cards_decision(6, players=6)
+    # the most nodes one thread may have at 64 bytes a node is more than 1 GiB at the 80 bytes of six families
+    with pytest.raises(ValueError, match=r"max_nodes: 1 threads x 16,777,216 nodes x 80 bytes \(6 players\) "
+                                         r"exceeds the memory limit"):
+        feudo_ai.advise(st, options=feudo_ai.SearchOptions(iterations=20, seed=1, max_nodes=MAX_NODES))

@@ -35,7 +35,7 @@ selections apart early in a turn (nothing has happened yet when the leaf is eval
 the turn resolves the reveals, moves and attacks they lead to. ``"random"`` plays to the end of the game (R19
 returns). Why these defaults, and the measured speed and strength: ``docs/search.md``.
 
-The node pool holds ``max_nodes`` nodes per worker (64 bytes each); the trees grow by about 4 nodes an
+The node pool holds ``max_nodes`` nodes per worker (64 bytes each, 80 in 6-player games); the trees grow by about 4 nodes an
 iteration, and the default pool is sized to the budget (8 per iteration, or :data:`TIMED_MAX_NODES` for a
 timed search). A full pool never stops the search; with ``recycle`` (the default) its least-travelled half is
 freed and the trees go on growing, else they stop growing; ``advice.stats.pool_full`` says whether it filled,
@@ -48,7 +48,7 @@ import os
 import sys
 import threading
 
-from feudo_ai.settings import MAX_NODES, MAX_SEARCH_BYTES, NODE_BYTES, Algorithm, SearchOptions
+from feudo_ai.settings import MAX_NODES, MAX_SEARCH_BYTES, Algorithm, SearchOptions, node_bytes
 
 from .answer import Advice, deadline_of, derive_seed, now, search_advice, split_budget
 from .cancel import forward_cancel
@@ -115,6 +115,11 @@ def search_prepared(prepared, options: SearchOptions | None = None, *,
     iterations = opts.budget
     deadline = deadline_of(opts, started)
     flag = cancel if isinstance(cancel, _search.CancelFlag) else _search.CancelFlag()
+    if opts.max_nodes is not None and opts.threads * opts.max_nodes * node_bytes(game.num_players) > MAX_SEARCH_BYTES:
+        # the options checked this for nodes of up to 4 players; a game of more takes more bytes a node
+        raise ValueError(f"max_nodes: {opts.threads} threads x {opts.max_nodes:,} nodes x "
+                         f"{node_bytes(game.num_players)} bytes ({game.num_players} players) exceeds the memory limit "
+                         f"of a search ({MAX_SEARCH_BYTES / 2**30:g} GiB)")
     reuse = opts.reuse_tree and memory is not None
     if reuse and memory.seat != seat:
         raise ValueError(f"memory: a tree memory of seat {memory.seat}, the search is seat {seat}'s")
@@ -135,7 +140,8 @@ def search_prepared(prepared, options: SearchOptions | None = None, *,
             if start < 0 or not {a for a, _ in tree.children(start)} <= legal:
                 tree = None
             elif opts.max_nodes is None:
-                pool = min(pool + tree.size_at(start), MAX_SEARCH_BYTES // NODE_BYTES // opts.threads)
+                pool = min(pool + tree.size_at(start), MAX_SEARCH_BYTES // node_bytes(game.num_players) //
+                           opts.threads)
         workers.append(_search.SearchWorker(
             game, derive_seed(opts.seed, i), iterations=iters, deadline=deadline if deadline is not None else 0.0,
             max_nodes=pool, playout=str(opts.playout), playout_turns=opts.playout_turns, c=float(opts.c),
@@ -205,7 +211,7 @@ def _default_nodes(iterations: int, timed: bool, players: int, worlds: int, thre
     gets 8 per iteration; a timed search gets :data:`TIMED_MAX_NODES` (512 MB a worker). Either way the
     threads' pools together stay within :data:`feudo_ai.settings.MAX_SEARCH_BYTES` (a full pool is recycled, or
     stops the trees growing, never the search)."""
-    cap = min(TIMED_MAX_NODES if timed else MAX_NODES, MAX_SEARCH_BYTES // NODE_BYTES // threads)
+    cap = min(TIMED_MAX_NODES if timed else MAX_NODES, MAX_SEARCH_BYTES // node_bytes(players) // threads)
     if not timed:
         return min(cap, max(1024, 8 * iterations + players + worlds + 16))
     return cap if not iterations else min(cap, max(1024, 8 * iterations + 64))

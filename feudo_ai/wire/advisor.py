@@ -55,7 +55,7 @@ from feudo.v1 import advisor_pb2 as apb
 from feudo.v1 import advisor_pb2_grpc as apb_grpc
 from feudo.v1 import game_pb2 as gpb
 
-from feudo_ai.settings import DEFAULT_ITERATIONS, SearchOptions, resolve
+from feudo_ai.settings import DEFAULT_ITERATIONS, SearchOptions, node_bytes, resolve
 from feudo_ai.search import Advice, Alternative, NotToAct, ObservedPosition, SearchStats, advise, decision_root
 from feudo_ai.search.admission import SearchSlots
 from feudo_ai.search.cancel import CancelEvent
@@ -67,7 +67,8 @@ from ..matches.errors import MatchError
 from ..people.narrate import describe_action
 
 SERVICE_NAME = apb.DESCRIPTOR.services_by_name["Advisor"].full_name  # "feudo.v1.Advisor"
-NODE_BYTES = 64  # one node of the C search's pool (fast_search)
+# one node of the C search's pool at the most players a search takes (Fief 2's 6 families: 80 bytes; 64 up to 4)
+NODE_BYTES = node_bytes(6)
 NODES_PER_ITERATION = 6  # the trees grow by about 4 nodes an iteration (fast_search); a margin on top
 MIN_SECONDS = 0.001  # the smallest time budget a call (or a match's bot) may ask: below it no search is worth starting
 MAX_RESERVE = 0.75  # at most this share of `limits.seconds` is reserved for the answer's overhead (under load)
@@ -104,7 +105,7 @@ class ServiceConfig:
     # RESOURCE_EXHAUSTED. Default: SEARCH_THREADS_PER_CORE per core
     max_search_threads: int = field(default_factory=lambda: SEARCH_THREADS_PER_CORE * (os.cpu_count() or 1))
     max_message_bytes: int = 1 << 20  # requests and responses
-    max_nodes: int = 500_000  # node pool of one search worker (64 bytes a node: 32 MB); see pool_bytes_max
+    max_nodes: int = 500_000  # node pool of one search worker (64-80 bytes a node: 32-40 MB); see pool_bytes_max
     deadline_margin: float = 0.05  # seconds kept between the end of the search and the call's deadline
     # the search threads run this much nicer than the threads that answer calls (SearchOptions.nice): under load
     # the cores serve the calls' Python first (parsing, checking, the answer), which holds the GIL, and the

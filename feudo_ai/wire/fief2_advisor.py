@@ -11,8 +11,7 @@ which starts from the seat's observation (:func:`feudo_ai.advise` through Fief 2
 ``Suggest`` runs the MO-ISMCTS (profile ``fief2-product``) under the request's ``limits`` with the caps,
 admission (one :class:`~feudo_ai.search.admission.SearchSlots` shared with Feudo's calls and every match's bots),
 time reserve and cancellation of Feudo's Suggest. Where no search can run it says so, ``FAILED_PRECONDITION``,
-never a made-up suggestion: a build without the compiled Fief 2 table (``no search for Fief 2 in this build``),
-or a game of more families than the search holds (5 or 6: its nodes hold four rewards).
+never a made-up suggestion: a build without the compiled Fief 2 table (``no search for Fief 2 in this build``).
 """
 
 from __future__ import annotations
@@ -105,9 +104,6 @@ class Fief2AdvisorServicer(apb_grpc.AdvisorServiceServicer):
         missing = search_available()
         if missing is not None:
             raise Abort(grpc.StatusCode.FAILED_PRECONDITION, missing)
-        if st.num_players > 4:
-            raise Abort(grpc.StatusCode.FAILED_PRECONDITION,
-                        f"{NO_SEARCH} for {st.num_players} families: the search holds at most 4")
         prepared = FIEF2.prepare(st, request.seat)  # the seat's observation only (F46): nothing hidden goes on
         options = self._options(iterations, seconds, threads, int(request.limits.seed), st.num_players, context,
                                 call)
