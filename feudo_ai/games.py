@@ -8,7 +8,7 @@ Feudo-specific options (rulesets, maps, the compiled core, the search bots) and 
 
 - ``feudo``: the original game (engine/, the searches, hosted matches); its bots are :data:`feudo_ai.bots.BOTS`.
 - ``fief2``: Fief 2 (fief2/, rulings F1-F53); bots ``random``, ``greedy``, ``easy``, ``medium``
-  (:mod:`feudo_ai.bots.fief2_bots`) and the searches ``ismcts`` and ``pimc``
+  (:mod:`feudo_ai.bots.fief2_bots`) and the searches ``ismcts``, ``pimc`` and the levels ``hard``, ``max``
   (:mod:`feudo_ai.bots.fief2_search_bots`, 3-6 players, the compiled core needed); Feudo's other bots are
   refused by name.
 """
@@ -150,12 +150,12 @@ def fief2_outcome(final) -> dict:
 def _fief2_entry() -> GameEntry:
     from feudo_ai.bots.base import RandomBot
     from feudo_ai.bots.fief2_bots import Fief2GreedyBot, easy_bot, medium_bot
-    from feudo_ai.bots.fief2_search_bots import Fief2ISMCTSBot, Fief2PIMCBot
+    from feudo_ai.bots.fief2_search_bots import Fief2ISMCTSBot, Fief2PIMCBot, hard_bot, max_bot
 
     bots = {"random": RandomBot, "greedy": Fief2GreedyBot, "easy": easy_bot, "medium": medium_bot,
-            "ismcts": Fief2ISMCTSBot, "pimc": Fief2PIMCBot}
-    return GameEntry("fief2", "Fief 2", 3, 6, "fief2-game/1", bots, ("easy", "medium"), fief2_new_state,
-                     fief2_play, fief2_outcome, "power")
+            "hard": hard_bot, "max": max_bot, "ismcts": Fief2ISMCTSBot, "pimc": Fief2PIMCBot}
+    return GameEntry("fief2", "Fief 2", 3, 6, "fief2-game/1", bots, ("easy", "medium", "hard", "max"),
+                     fief2_new_state, fief2_play, fief2_outcome, "power")
 
 
 class _Games(dict):

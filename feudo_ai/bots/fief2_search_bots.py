@@ -45,3 +45,25 @@ class Fief2PIMCBot(Fief2ISMCTSBot):
     follow_plan = False
     bank = False
     frozen = True
+
+
+HARD_ITERATIONS = 300  # the ``hard`` level's search budget a decision (about 0.03 s at 4 families)
+
+
+def hard_bot(seed: int = 0, **params) -> Fief2ISMCTSBot:
+    """The ``hard`` level: ``ismcts`` at :data:`HARD_ITERATIONS` iterations a decision (docs/fief2-bots.md: it beats
+    ``medium``)."""
+    bot = Fief2ISMCTSBot(seed, **{"iterations": HARD_ITERATIONS, **params})
+    bot.name = "hard"
+    return bot
+
+
+def max_bot(seed: int = 0, **params) -> Fief2ISMCTSBot:
+    """The ``max`` level: ``ismcts`` as the product plays it (profile ``fief2-product``: 1,000 iterations a
+    decision, about 0.1 s at 4 families; docs/fief2-bots.md: it beats ``hard``)."""
+    bot = Fief2ISMCTSBot(seed, **params)
+    bot.name = "max"
+    return bot
+
+
+hard_bot.target = max_bot.target = Fief2ISMCTSBot  # type: ignore[attr-defined]  # their parameters are ismcts's
