@@ -5,6 +5,7 @@
     python benchmarks/strength.py --suite playouts --json   # evaluation options head to head (~20 minutes)
     python benchmarks/strength.py --suite scaling --json    # thinking time at human budgets (~60 minutes)
     python benchmarks/strength.py --suite growth --games 40 --seed 5100 --jobs 1 --json   # tree reuse vs ismcts-v2
+    python benchmarks/strength.py --suite strength-ii --seed 14000 --json   # the second strength table (held out)
 
 Every pairing "A vs B" is an arena gauntlet of two entrants (:mod:`feudo_ai.arena`): with P players A sits in one
 seat and B in all the others; every deal (game seed: map board order and chance) is played from every seat of
@@ -189,8 +190,28 @@ def growth_pairings(quick: bool) -> list[dict]:
     ]
 
 
+def strength_ii_pairings(quick: bool) -> list[dict]:
+    """``--suite strength-ii``: the table of the second round of strength targets (2 players unless stated): the
+    product's ``ismcts`` (whatever its profile is at the commit measured) against the frozen ``ismcts-v2`` (the
+    product before that round) at equal time, more time against less, and ``greedy``. 200 games a pairing
+    (--quick: 4). At 0.1 s a decision a 2-player game takes about 19 s a core, a 4-player one about 39 s, the 0.5 s
+    pairing about 57 s: about 9.5 hours on 2 cores for the whole table (``--only`` picks rows)."""
+    n = 4 if quick else 200
+    ism, v2 = "ismcts:seconds=0.1", "ismcts-v2:seconds=0.1"
+    return [
+        {"name": "ismcts vs ismcts-v2 (2p, equal time 0.1 s)", "a": ism, "b": v2, "players": 2, "games": n,
+         "target": ">= 0.62", "equal_time": True},
+        {"name": "ismcts vs 3 ismcts-v2 (4p, equal time 0.1 s)", "a": ism, "b": v2, "players": 4, "games": n,
+         "target": ">= 0.33", "equal_time": True},
+        {"name": "ismcts 0.5 s vs ismcts 0.1 s (2p)", "a": "ismcts:seconds=0.5", "b": ism, "players": 2,
+         "games": n, "target": ">= 0.68", "equal_time": False},
+        {"name": "ismcts vs greedy (2p, 0.1 s)", "a": ism, "b": "greedy", "players": 2, "games": n,
+         "target": ">= 0.98"},
+    ]
+
+
 SUITES = {"targets": pairings, "playouts": playout_pairings, "scaling": scaling_pairings,
-          "strength-targets": strength_target_pairings, "growth": growth_pairings}
+          "strength-targets": strength_target_pairings, "growth": growth_pairings, "strength-ii": strength_ii_pairings}
 # Earlier spellings of a suite's name, still accepted: the commands recorded with the committed results (their
 # ``provenance``) and older notes use them. Not offered in --help.
 SUITE_ALIASES = {"issue14": "strength-targets"}

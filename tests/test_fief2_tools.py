@@ -24,13 +24,23 @@ def play(specs, seed: int, turns: int = 2):
 # ---------------------------------------------------------------------------------------------------- registry
 def test_registry_names_both_games_with_their_bots():
     assert GAME_NAMES == ("feudo", "fief2")
-    assert set(FIEF2.bots) == {"random", "greedy", "easy", "medium", "ismcts", "pimc"}
-    assert FIEF2.levels == ("easy", "medium")
+    assert set(FIEF2.bots) == {"random", "greedy", "easy", "medium", "hard", "max", "ismcts", "pimc"}
+    assert FIEF2.levels == ("easy", "medium", "hard", "max")
     assert (FIEF2.min_players, FIEF2.max_players, FIEF2.record_format) == (3, 6, "fief2-game/1")
     feudo = get_game(None)
     assert feudo.name == "feudo" and "ismcts" in feudo.bots and (feudo.min_players, feudo.max_players) == (2, 4)
     with pytest.raises(ValueError, match="--game: unknown game 'chess'; known games: feudo, fief2"):
         get_game("chess")
+
+
+def test_the_search_levels_are_ismcts_at_their_budgets_and_take_its_settings():
+    hard, top = FIEF2.make_bot("hard", 1), FIEF2.make_bot("max:seconds=0.5", 2)
+    assert (hard.name, top.name) == ("hard", "max:seconds=0.5")  # a bot is named by its spec
+    assert hard.options_for(4).iterations == 300 and hard.options_for(4).seconds is None
+    assert top.options_for(4).iterations is None and top.options_for(4).seconds == 0.5
+    assert FIEF2.make_bot("max", 3).options_for(4).iterations == 1000  # the fief2-product profile's budget
+    with pytest.raises(ValueError, match="c:"):
+        FIEF2.make_bot("hard:c=-1", 1)
 
 
 def test_a_feudo_bot_asked_for_fief2_is_named_with_the_flag():
