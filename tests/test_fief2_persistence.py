@@ -24,7 +24,7 @@ import grpc
 import psycopg
 import pytest
 
-from fief2 import GameRecord, sample_chance
+from fief2 import GameRecord, new_game, sample_chance
 from fief2.v1 import game_pb2 as gpb
 from fief2.v1 import matches_pb2 as mpb
 from fief2.v1 import matches_pb2_grpc as mpb_grpc
@@ -33,7 +33,7 @@ from test_service_limits import Server
 
 from feudo_ai.matches import store as store_module
 from feudo_ai.matches.database import open_store
-from feudo_ai.matches.errors import NotFound
+from feudo_ai.matches.errors import FailedPrecondition, NotFound
 from feudo_ai.matches.fief2_service import Fief2MatchService, observation_json
 from feudo_ai.matches.service import MatchService
 from feudo_ai.matches.store import FIEF2, SCHEMA_VERSION
@@ -139,6 +139,8 @@ def test_an_idle_match_is_retired_then_loaded_back_on_its_next_call(db):
         before = svc.get_observation(mid, ME, token)
         assert svc.sweep() == 1 and mid not in svc._matches  # an external seat to act, no watcher: idle
         assert svc.store.retired(mid, game=FIEF2)[0] is False
+        with pytest.raises(FailedPrecondition, match="not over"):  # F52: no record (every card) before the end
+            svc.get_record(mid)
         (listed,) = [s for s in svc.list_matches() if s["match_id"] == mid]
         assert listed["action_count"] == before["action_count"] and not listed["finished"]
         assert svc.get_observation(mid, ME, token) == before  # loaded back: the same position
@@ -152,6 +154,50 @@ def test_an_idle_match_is_retired_then_loaded_back_on_its_next_call(db):
         assert {0, 2} & set(svc._matches[mid].actors[n:])
     finally:
         svc.close()
+
+
+def test_a_match_with_an_opening_of_its_own_chance_is_loaded_again_and_draws_on_from_its_seed(tmp_path):
+    """The opening's chance was chosen by the creator, not drawn from the seed: a restart replays it as given, and
+    the chance after it, before and after the restart, is the seed's (the generator starts after the opening)."""
+    st, rng, opening = new_game(players=3, turn_limit=3), random.Random(99), []
+    while len(opening) < 20 or st.is_chance_node():  # dealt by another generator than the match's
+        a = sample_chance(st, rng) if st.is_chance_node() else rng.choice(st.legal_actions())
+        st.apply_action(a)
+        opening.append(a)
+
+    def decide(svc: Fief2MatchService, mid: str, tokens: dict, n: int) -> None:
+        for _ in range(n):
+            m = svc._matches[mid]
+            if m.finished:
+                return
+            seat = m.to_act()
+            o = svc.get_observation(mid, seat, tokens[seat])
+            svc.submit_action(mid, seat, tokens[seat], o["legal_actions"][-1][0], o["action_count"])
+
+    db = str(tmp_path / "m.db")
+    svc = Fief2MatchService(db, run_bots=False)
+    r = svc.create_match({"players": 3, "turn_limit": 3}, [None] * 3, seed=5, opening=opening)
+    mid, tokens = r["match_id"], r["tokens"]
+    while None not in svc._matches[mid].actors[len(opening):]:  # until a chance outcome is drawn from the seed
+        decide(svc, mid, tokens, 1)
+    logged = list(svc._matches[mid].actions)
+    assert logged[:len(opening)] == opening
+    svc.close()
+    again = Fief2MatchService(db, run_bots=False)
+    try:
+        assert again.unloadable == {} and again._matches[mid].actions == logged
+        decide(again, mid, tokens, 5000)  # to its end: chance after the restart too
+        log = again._matches[mid].actions
+        assert log[:len(logged)] == logged and again._matches[mid].finished
+    finally:
+        again.close()
+    st, draws, chance = new_game(players=3, turn_limit=3), random.Random(5), [0, 0]
+    for i, a in enumerate(log):  # fief2's own sampler: the chance after the opening is the seed's, in order
+        if i >= len(opening) and st.is_chance_node():
+            assert a == sample_chance(st, draws), f"chance outcome {i}"
+            chance[i >= len(logged)] += 1
+        st.apply_action(a)
+    assert chance[0] > 0 and chance[1] > 0  # before the restart and after it
 
 
 def test_a_finished_match_is_retired_and_its_record_read_from_the_store(tmp_path):

@@ -1,11 +1,12 @@
 """Hosted Fief 2 matches in plain Python (gRPC-free): create, observe, act, watch, list, record.
 
 What :class:`Fief2MatchService` shares with Feudo's :class:`~feudo_ai.matches.service.MatchService`: the errors
-(:mod:`feudo_ai.matches.errors`, one per status code, each naming the field), the match ids (:data:`~.service.MATCH_ID`,
+(:mod:`feudo_ai.matches.errors`, one per status code, each naming the field), the match ids (:data:`~.hosting.MATCH_ID`,
 checked before any look-up), the seat tokens (:mod:`feudo_ai.matches.tokens`: shown once, only their hash kept,
 compared in constant time), the checks of those and of a submitted action's fields (the functions ``check_*`` of
-:mod:`feudo_ai.matches.service`), the cap on live matches (``max_matches``), the caps on the bots' search settings (a
-:class:`~feudo_ai.matches.limits.BotLimits`) and idempotent submits at an expected action count.
+:mod:`feudo_ai.matches.service` and :mod:`feudo_ai.matches.hosting`), the cap on live matches (``max_matches``),
+the caps on the bots' search settings (a :class:`~feudo_ai.matches.limits.BotLimits`) and idempotent submits at an
+expected action count.
 
 What it shares with it through :class:`~feudo_ai.matches.hosting.HostedMatches`: the store (the same database,
 ``--db``: a SQLite file or PostgreSQL; its rows keyed by the game, :data:`~feudo_ai.matches.store.FIEF2`, so the two
