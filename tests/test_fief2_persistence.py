@@ -32,6 +32,7 @@ from tabletop.v1 import tabletop_pb2 as tpb
 from test_service_limits import Server
 
 from feudo_ai.matches import store as store_module
+from feudo_ai.matches.client import MatchesClient
 from feudo_ai.matches.database import open_store
 from feudo_ai.matches.errors import FailedPrecondition, NotFound
 from feudo_ai.matches.fief2_service import Fief2MatchService, observation_json
@@ -325,6 +326,8 @@ def test_a_server_killed_with_sigkill_restarts_with_every_acknowledged_action(tm
         assert o.action_count >= acknowledged and not o.finished  # the bots may have answered before the kill
         listed = [s for s in matches.ListMatches(mpb.ListMatchesRequest()).matches if s.match_id == mid]
         assert len(listed) == 1 and listed[0].seats == ["greedy", "external", "greedy"]
+        with MatchesClient(server.address) as feudo:  # the same --db: Feudo's service does not list it
+            assert mid not in [s.match_id for s in feudo.list_matches()]
         for _ in range(20_000):  # to its end
             o = matches.GetObservation(mpb.GetObservationRequest(match_id=mid, seat=ME, token=token))
             if o.finished:

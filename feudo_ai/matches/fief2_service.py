@@ -310,6 +310,7 @@ class Fief2MatchService(HostedMatches):
         self._busy: set[str] = set()  # matches a bot worker is moving (never two workers on one match)
         self._wake = threading.Condition(self._lock)
         self._closed = CancelEvent()  # set by close(): also cancels the bots' searches under way
+        self._close_done = False
         if not self.shared:  # on a shared database matches are loaded on demand and bots by lease
             self._load_live()
         self._threads = [threading.Thread(target=self._bot_loop, name=f"fief2-bots-{i}", daemon=True)
@@ -524,7 +525,10 @@ class Fief2MatchService(HostedMatches):
     def close(self, timeout: float = 5.0) -> None:
         """Stop the bots (their searches cancelled at once), end the watch streams, mark the finished matches
         retired (a server starting again does not load them), free this replica's bot leases, and close the
-        store if it was opened here."""
+        store if it was opened here. Closing again does nothing."""
+        if self._close_done:
+            return
+        self._close_done = True
         self._closed.set()
         with self._lock:
             self._wake.notify_all()
