@@ -51,7 +51,6 @@ import json
 import logging
 import math
 import os
-import re
 import secrets
 import socket
 import threading
