@@ -6,7 +6,8 @@ time). Every action is logged in the store (one committed transaction) before it
 call returns; chance outcomes are drawn and logged the same way right after the action that led to them, so no
 caller ever sees a chance node. Bot seats are moved by :class:`feudo_ai.matches.runner.BotRunner` threads.
 
-Retention: the matches in memory are bounded. A finished match is retired from memory
+Retention (:class:`~feudo_ai.matches.hosting.HostedMatches`, shared with Fief 2's matches): the matches in memory are
+bounded. A finished match is retired from memory
 ``finished_seconds`` after it ended, and an idle one (waiting for an external seat's action, no action for
 ``idle_seconds``, no watch stream open) too; a retired match stays in the store, and any call on it loads it back
 on demand (``get_record`` of a finished one and ``list_matches`` read the store without loading it). The cap
@@ -50,7 +51,6 @@ import json
 import logging
 import math
 import os
-import re
 import secrets
 import socket
 import threading
@@ -69,17 +69,15 @@ from .limits import BotLimits
 from .runner import BotRunner
 from .spec import MatchSetup
 from .database import open_store
-from .store import Conflict, StoreError
+from .hosting import (FINISHED_SECONDS, IDLE_SECONDS, LIST_CAP, MATCH_ID, HostedMatches,  # noqa: F401 - re-exported
+                      check_lifetimes, check_match_id)
+from .store import FEUDO, Conflict, StoreError
 from .tokens import TOKEN_LENGTH, new_token, token_hash, token_matches
 
 log = logging.getLogger("feudo.matches")
 
-MATCH_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # what a match id may be (the server makes 16 hex digits)
 MAX_TOKEN_CHARS = 256  # a seat token is TOKEN_LENGTH characters; anything much longer is not one
-LIST_CAP = 1000  # ListMatches: the live matches, then the most recent retired ones, at most this many in all
 MAX_MATCHES = 1000
-IDLE_SECONDS = 3600.0
-FINISHED_SECONDS = 300.0
 LEASE_SECONDS = 3.0  # a bot lease not renewed for this long is another replica's to take
 
 
@@ -89,14 +87,6 @@ class Raced(FailedPrecondition):
 
 def _is_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
-
-
-def check_match_id(match_id: Any) -> str:
-    """``match_id`` if it is a match id (:data:`MATCH_ID`), checked before any look-up (:raises InvalidArgument:)."""
-    if not isinstance(match_id, str) or not MATCH_ID.match(match_id):
-        raise InvalidArgument(f"match_id: expected a match id (1 to 64 letters, digits, '-' or '_'), got "
-                              f"{quoted(match_id)}")
-    return match_id
 
 
 def check_seat_token(seat: Any, token: Any, players: int, token_hashes: dict[int, str]) -> int:
@@ -129,9 +119,12 @@ def check_action_request(action: Any, expected_action_count: Any) -> None:
                               f"{quoted(expected_action_count)}")
 
 
-class MatchService:
-    """Matches in a store at ``db`` (a SQLite path; ``":memory:"`` keeps nothing). Matches found in the store
-    are loaded at once and their bots resume (``run_bots=False``: nobody moves the bots, for tests)."""
+class MatchService(HostedMatches):
+    """Feudo's matches in a store at ``db`` (a SQLite path; ``":memory:"`` keeps nothing). Matches found in the store
+    are loaded at once and their bots resume (``run_bots=False``: nobody moves the bots, for tests). Retention,
+    loading back and listing are :class:`~feudo_ai.matches.hosting.HostedMatches`'."""
+
+    game = FEUDO
 
     def __init__(self, db: str = ":memory:", run_bots: bool = True, max_matches: int = MAX_MATCHES, *,
                  idle_seconds: float | None = IDLE_SECONDS, finished_seconds: float | None = FINISHED_SECONDS,
@@ -144,11 +137,7 @@ class MatchService:
         (default: a quarter of the shorter lifetime, between 0.1 and 5 s). ``db``: a SQLite path or a
         ``postgresql://`` URL (:func:`~feudo_ai.matches.database.open_store`; ``db_pool``: its connections); on a
         shared database (PostgreSQL) the service is one of several replicas (see the module's "Replicas") and ``lease_seconds`` is how long a replica's bot lease lasts without renewal."""
-        for name, v in (("idle_seconds", idle_seconds), ("finished_seconds", finished_seconds)):
-            if v is not None and not (isinstance(v, (int, float)) and v >= 0):
-                raise ValueError(f"{name}: expected a non-negative number or None, got {v!r}")
-        if not isinstance(max_matches, int) or max_matches < 1:
-            raise ValueError(f"max_matches: expected a positive integer, got {max_matches!r}")
+        check_lifetimes(idle_seconds, finished_seconds, max_matches)
         if not (isinstance(lease_seconds, (int, float)) and lease_seconds > 0):
             raise ValueError(f"lease_seconds: expected a positive number, got {lease_seconds!r}")
         self.store = open_store(db, pool_size=db_pool)
@@ -170,21 +159,14 @@ class MatchService:
         self._closed = threading.Event()
         self.unloadable: dict[str, str] = {}  # match id -> why it could not be loaded (it stays in the store)
         if not self.shared:  # on a shared database matches are loaded on demand and bots by lease
-            for stored in self.store.load_all(live_only=True):
-                self._load(stored)
+            self._load_live()
         self._leaser = None
         if self.shared:
             self.store.listen(self._on_notification)
             if run_bots:
                 self._leaser = threading.Thread(target=self._lease_loop, name="matches-leases", daemon=True)
                 self._leaser.start()
-        lifetimes = [v for v in (idle_seconds, finished_seconds) if v is not None]
-        self._sweeper = None
-        if lifetimes:
-            every = sweep_every if sweep_every is not None else min(5.0, max(0.1, min(lifetimes) / 4))
-            self._sweeper = threading.Thread(target=self._sweep_loop, args=(every,), name="matches-retention",
-                                             daemon=True)
-            self._sweeper.start()
+        self._sweeper = self._start_retention(sweep_every)
 
     # -- lifecycle -----------------------------------------------------------------------------------------
     def _load(self, stored) -> Match | None:
@@ -302,7 +284,7 @@ class MatchService:
                 running = mid in self._runners
             if not running:
                 self.store.release(mid, self.replica_id)
-        candidates, leased = self.store.unleased(64)
+        candidates, leased = self.store.unleased(64, game=FEUDO)
         self._share = max(1, math.ceil((leased + len(candidates)) / alive))
         for mid in candidates:
             if self._closed.is_set():
@@ -317,63 +299,17 @@ class MatchService:
             self._catch_up(m)
             self._start_bots(m, force=True)
 
-    # -- retention -----------------------------------------------------------------------------------------
-    def live_count(self) -> int:
-        """Unfinished matches in memory (what ``max_matches`` caps)."""
-        with self._lock:
-            return sum(1 for m in self._matches.values() if not m.finished)
+    # -- retention (HostedMatches) ----------------------------------------------------------------------------
+    def _waits_for_bot(self, m: Match) -> bool:
+        return m.current_player() in m.setup.bot_seats
 
-    def _due(self, m: Match, now: float) -> bool:
-        """Whether ``m`` is to be retired now (the caller holds its lock)."""
-        if m.finished:
-            return self.finished_seconds is not None and now - (m.finished_at or m.touched) >= self.finished_seconds
-        return (self.idle_seconds is not None and m.watchers == 0 and now - m.touched >= self.idle_seconds
-                and m.current_player() not in m.setup.bot_seats)
-
-    def sweep(self) -> int:
-        """Retire the matches that are due (see the module); returns how many. Also keeps the finished matches
-        in memory (loaded back to be read) to at most ``max_matches``, the oldest retired first."""
-        now = time.monotonic()
+    def _retired(self, m: Match) -> None:
         with self._lock:
-            matches = list(self._matches.values())
-        retired = 0
-        for m in matches:
-            with m.lock:
-                due = self._due(m, now)
-            if due:
-                retired += self._retire(m)
-        finished = sorted((m for m in matches if m.finished and not m.retired), key=lambda m: m.touched)
-        for m in finished[:max(0, len(finished) - self.max_matches)]:
-            retired += self._retire(m)
-        return retired
-
-    def _retire(self, m: Match) -> int:
-        """Retire ``m`` from memory (its summary stored); 1 if it was, 0 if it was not live."""
-        with self._lock:
-            if self._matches.get(m.id) is not m:
-                return 0
-            with m.lock:
-                self.store.retire(m.id, m.finished, m.summary())
-                m.retired = True
-                del self._matches[m.id]
-                runner = self._runners.pop(m.id, None)
-                m.changed.notify_all()
+            runner = self._runners.pop(m.id, None)
         if runner is not None:
             runner.stop()  # an idle match's bots are waiting for the external seat: they just stop
             if self.shared:
                 self.store.release(m.id, self.replica_id)
-        log.info("match %s retired from memory at action %d (%s)", m.id, m.action_count,
-                 "finished" if m.finished else "idle")
-        return 1
-
-    def _sweep_loop(self, every: float) -> None:
-        while not self._closed.wait(every):
-            try:
-                self.sweep()
-            except Exception:  # noqa: BLE001 - the sweeper must go on (e.g. the store closed under it)
-                if self._closed.is_set():
-                    return
-                log.exception("retention sweep failed")
 
     def begin_close(self) -> None:
         """Shutting down: watch streams end, new matches are refused, bots stop after their current decision;
@@ -394,13 +330,7 @@ class MatchService:
         deadline = time.monotonic() + timeout
         for r in list(self._runners.values()):  # all were stopped at once: their threads end together
             r.join(max(0.0, deadline - time.monotonic()))
-        with self._lock:
-            finished = [m for m in self._matches.values() if m.finished]
-        for m in finished:
-            try:
-                self._retire(m)
-            except StoreError:  # pragma: no cover - the database refused: they are loaded next time instead
-                break
+        self._retire_finished()
         if self.shared:
             if self._leaser is not None:
                 self._leaser.join(2.0)
@@ -411,26 +341,6 @@ class MatchService:
         self.store.close()
 
     # -- helpers -------------------------------------------------------------------------------------------
-    def _match(self, match_id: Any) -> Match:
-        """The live match of that id, loaded back from the store if it was retired."""
-        check_match_id(match_id)
-        m = self._matches.get(match_id)
-        if m is not None:
-            return m
-        with self._load_lock:
-            m = self._matches.get(match_id)
-            if m is not None:
-                return m
-            stored = None if match_id in self.unloadable else self.store.load(match_id)
-            if stored is None:
-                raise NotFound(f"match_id: no match {quoted(match_id)}")
-            m = self._load(stored)
-            if m is None:
-                raise NotFound(f"match_id: match {quoted(match_id)} could not be loaded (the server logged why)")
-            if not m.finished:
-                self.store.unretire(m.id)  # live again (and resumed by a server starting again)
-            return m
-
     @staticmethod
     def _check_seat(m: Match, seat: Any, token: Any) -> int:
         return check_seat_token(seat, token, m.setup.players, m.token_hashes)
@@ -499,7 +409,7 @@ class MatchService:
                     draws.append(a)
                     m.apply(a)
                 self.store.create_match(match_id, setup.to_dict(), m.token_hashes, m.created, draws,
-                                        summary=m.summary(), bots=bool(setup.bot_seats))
+                                        summary=m.summary(), bots=bool(setup.bot_seats), game=FEUDO)
             self._matches[match_id] = m
         self._start_bots(m)
         log.info("match %s created: %s", match_id, ", ".join(quoted(x) for x in setup.seats))
@@ -633,39 +543,14 @@ class MatchService:
             except StoreError as e:  # the database is unreachable: the stream waits and tries again
                 log.warning("match %s: watch could not read the action log: %s", m.id, e)
 
-    def list_matches(self) -> list[dict[str, Any]]:
-        """The summaries of the matches in memory, then of the most recent retired ones (read from the store),
-        at most :data:`LIST_CAP` in all, each group oldest first."""
-        out = []
-        if self.shared:  # every replica's matches: their summaries as of their last actions, from the database
-            for mid, summary in self.store.live_summaries(LIST_CAP):
-                m = self._matches.get(mid)
-                if summary is None and m is not None:
-                    with m.lock:
-                        summary = m.summary()
-                if summary is not None:
-                    out.append(summary)
-        else:
-            with self._lock:
-                live = list(self._matches.values())
-            for m in live[:LIST_CAP]:
-                with m.lock:
-                    out.append(m.summary())
-        room = LIST_CAP - len(out)
-        if room > 0:
-            ids = {s["match_id"] for s in out}
-            retired = [s for s in self.store.retired_summaries(LIST_CAP) if s["match_id"] not in ids]
-            out += retired[len(retired) - room:] if len(retired) > room else retired
-        return out
-
     def get_record(self, match_id: str) -> dict[str, Any]:
         """The whole game once the match is over (every pick has been revealed by then, R7). A finished match
         retired from memory is read from the store as it is, without loading it back."""
         check_match_id(match_id)
         if match_id not in self._matches:
-            retired = self.store.retired(match_id)
+            retired = self.store.retired(match_id, game=FEUDO)
             if retired is not None and retired[0]:
-                stored = self.store.load(match_id)
+                stored = self.store.load(match_id, game=FEUDO)
                 summary = retired[1]
                 return {"format": "feudo-match/1", "match_id": match_id, "setup": stored.setup,
                         "actions": list(stored.actions), "winners": list(summary["winners"]),

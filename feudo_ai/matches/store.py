@@ -18,7 +18,14 @@ for both databases); opening a store applies the missing ones in one transaction
 lock, so replicas starting together migrate once). A database of a newer version than this code is refused
 (:class:`SchemaTooNew`, one line naming both versions). A SQLite file made before versions existed is version 1.
 
-A match retired from the server's memory (finished, or idle: see :class:`feudo_ai.matches.service.MatchService`)
+**Games.** Feudo's and Fief 2's hosted matches share the tables: a match row names its game (``matches.game``,
+:data:`FEUDO` or :data:`FIEF2`; migration 3 added the column, every row before it being Feudo's, hence its default),
+and every call that finds matches (by id or by listing) takes the ``game`` of the service asking, so a service never
+sees the other game's matches. Everything else (an action is an integer, a setup and a summary are JSON, seat
+tokens are hashes, retiring and bot leases) is the same for both games, so one set of tables serves both rather
+than a copy of each per game; ids are random 64-bit hex, unique across both (the primary key).
+
+A match retired from the server's memory (finished, or idle: see :class:`feudo_ai.matches.hosting.HostedMatches`)
 has a row in ``retired`` with its public summary. ``matches.summary`` is the match's public summary as of its last
 action, written in the same transaction as the action (what ``ListMatches`` shows on a shared database).
 
@@ -35,7 +42,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+FEUDO = "feudo"  # matches.game of Feudo's matches (the column's default: every row before migration 3)
+FIEF2 = "fief2"  # of Fief 2's
 
 # Each migration once, for both databases: "DOUBLE PRECISION" is a float on both (REAL affinity in SQLite),
 # statements use "?" placeholders (PostgresStore turns them into "%s").
@@ -67,6 +76,10 @@ MIGRATIONS: dict[int, list[str]] = {
         """CREATE TABLE replicas (
             id TEXT PRIMARY KEY,
             expires DOUBLE PRECISION NOT NULL)""",
+    ],
+    3: [  # Fief 2's matches beside Feudo's
+        "ALTER TABLE matches ADD COLUMN game TEXT NOT NULL DEFAULT 'feudo'",  # FEUDO or FIEF2
+        "CREATE INDEX matches_game_created ON matches (game, created)",
     ],
 }
 assert max(MIGRATIONS) == SCHEMA_VERSION
@@ -141,16 +154,18 @@ class SQLStore(ABC):
 
     # -- matches ------------------------------------------------------------------------------------------
     def create_match(self, match_id: str, setup: dict, token_hashes: dict[int, str], created: float,
-                     actions: Iterable[int] = (), summary: dict | None = None, bots: bool = False) -> None:
-        """The match row and its first actions (chance outcomes drawn at creation) in one transaction."""
+                     actions: Iterable[int] = (), summary: dict | None = None, bots: bool = False,
+                     game: str = FEUDO) -> None:
+        """The match row of ``game`` and its first actions (chance outcomes drawn at creation) in one transaction."""
         actions = list(actions)
 
         def work(q: Query) -> None:
-            q("INSERT INTO matches (id, setup, token_hashes, created, summary, bots, finished) "
-              "VALUES (?, ?, ?, ?, ?, ?, 0)",
+            q("INSERT INTO matches (id, setup, token_hashes, created, summary, bots, finished, game) "
+              "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
               (match_id, json.dumps(setup, sort_keys=True),
                json.dumps({str(k): v for k, v in token_hashes.items()}), created,
-               None if summary is None else json.dumps(summary, sort_keys=True), int(bool(bots))))
+               None if summary is None else json.dumps(summary, sort_keys=True), int(bool(bots)),
+               int(bool(summary and summary.get("finished"))), game))
             for i, a in enumerate(actions):
                 q("INSERT INTO actions (match_id, idx, action) VALUES (?, ?, ?)", (match_id, i, a))
             self._notify(q, f"new:{match_id}")
@@ -179,15 +194,17 @@ class SQLStore(ABC):
             raise StoreError(f"{self.path}: match {match_id}: the action log has a gap (damaged database)")
         return [a for _, a in rows]
 
-    def load_all(self, live_only: bool = False) -> list[StoredMatch]:
-        """Every match (``live_only``: those not retired), oldest first."""
-        where = " WHERE id NOT IN (SELECT match_id FROM retired)" if live_only else ""
-        rows = self._read(f"SELECT id, setup, token_hashes, created FROM matches{where} ORDER BY created, id")
+    def load_all(self, live_only: bool = False, game: str = FEUDO) -> list[StoredMatch]:
+        """Every match of ``game`` (``live_only``: those not retired), oldest first."""
+        where = " AND id NOT IN (SELECT match_id FROM retired)" if live_only else ""
+        rows = self._read(f"SELECT id, setup, token_hashes, created FROM matches WHERE game = ?{where} "
+                          f"ORDER BY created, id", (game,))
         return [self._stored(*row) for row in rows]
 
-    def load(self, match_id: str) -> StoredMatch | None:
-        """One match, or None if there is none with that id."""
-        rows = self._read("SELECT id, setup, token_hashes, created FROM matches WHERE id = ?", (match_id,))
+    def load(self, match_id: str, game: str = FEUDO) -> StoredMatch | None:
+        """One match of ``game``, or None if there is none with that id."""
+        rows = self._read("SELECT id, setup, token_hashes, created FROM matches WHERE id = ? AND game = ?",
+                          (match_id, game))
         return self._stored(*rows[0]) if rows else None
 
     def _stored(self, mid: str, setup: str, hashes: str, created: float) -> StoredMatch:
@@ -205,22 +222,23 @@ class SQLStore(ABC):
         """A retired (idle) match is live again."""
         self._tx(lambda q: q("DELETE FROM retired WHERE match_id = ?", (match_id,)))
 
-    def retired(self, match_id: str) -> tuple[bool, dict] | None:
-        """(finished, summary) of a retired match; None if it is not retired."""
-        rows = self._read("SELECT finished, summary FROM retired WHERE match_id = ?", (match_id,))
+    def retired(self, match_id: str, game: str = FEUDO) -> tuple[bool, dict] | None:
+        """(finished, summary) of a retired match of ``game``; None if it is not retired (or not of ``game``)."""
+        rows = self._read("SELECT r.finished, r.summary FROM retired r JOIN matches m ON m.id = r.match_id "
+                          "WHERE r.match_id = ? AND m.game = ?", (match_id, game))
         return None if not rows else (bool(rows[0][0]), json.loads(rows[0][1]))
 
-    def retired_summaries(self, limit: int) -> list[dict]:
-        """The summaries of the ``limit`` most recently created retired matches, oldest first."""
-        rows = self._read("SELECT r.summary FROM retired r JOIN matches m ON m.id = r.match_id "
-                          "ORDER BY m.created DESC, m.id DESC LIMIT ?", (limit,))
+    def retired_summaries(self, limit: int, game: str = FEUDO) -> list[dict]:
+        """The summaries of the ``limit`` most recently created retired matches of ``game``, oldest first."""
+        rows = self._read("SELECT r.summary FROM retired r JOIN matches m ON m.id = r.match_id WHERE m.game = ? "
+                          "ORDER BY m.created DESC, m.id DESC LIMIT ?", (game, limit))
         return [json.loads(r[0]) for r in reversed(rows)]
 
-    def live_summaries(self, limit: int) -> list[tuple[str, dict | None]]:
-        """(id, summary as of its last action or None) of the ``limit`` most recently created matches that are
-        not retired, oldest first."""
-        rows = self._read("SELECT id, summary FROM matches WHERE id NOT IN (SELECT match_id FROM retired) "
-                          "ORDER BY created DESC, id DESC LIMIT ?", (limit,))
+    def live_summaries(self, limit: int, game: str = FEUDO) -> list[tuple[str, dict | None]]:
+        """(id, summary as of its last action or None) of the ``limit`` most recently created matches of ``game``
+        that are not retired, oldest first."""
+        rows = self._read("SELECT id, summary FROM matches WHERE game = ? AND id NOT IN (SELECT match_id FROM "
+                          "retired) ORDER BY created DESC, id DESC LIMIT ?", (game, limit))
         return [(mid, None if s is None else json.loads(s)) for mid, s in reversed(rows)]
 
     def action_count(self, match_id: str) -> int:
@@ -267,13 +285,15 @@ class SQLStore(ABC):
             self._notify(q, "leases")
         self._tx(work)
 
-    def unleased(self, limit: int) -> tuple[list[str], int]:
-        """Matches whose bots nobody moves (bot seats, not over, not retired, no lease or an expired one), oldest
-        first, at most ``limit``; and the number of leases held now."""
+    def unleased(self, limit: int, game: str = FEUDO) -> tuple[list[str], int]:
+        """Matches of ``game`` whose bots nobody moves (bot seats, not over, not retired, no lease or an expired
+        one), oldest first, at most ``limit``; and the number of leases of ``game``'s matches held now."""
         rows = self._read(f"SELECT m.id FROM matches m LEFT JOIN bot_leases l ON l.match_id = m.id "
-                          f"WHERE m.bots = 1 AND m.finished = 0 AND m.id NOT IN (SELECT match_id FROM retired) "
-                          f"AND (l.match_id IS NULL OR l.expires < {self.NOW}) ORDER BY m.created LIMIT ?", (limit,))
-        held = self._read(f"SELECT COUNT(*) FROM bot_leases WHERE expires >= {self.NOW}")[0][0]
+                          f"WHERE m.game = ? AND m.bots = 1 AND m.finished = 0 AND m.id NOT IN (SELECT match_id "
+                          f"FROM retired) AND (l.match_id IS NULL OR l.expires < {self.NOW}) ORDER BY m.created "
+                          f"LIMIT ?", (game, limit))
+        held = self._read(f"SELECT COUNT(*) FROM bot_leases l JOIN matches m ON m.id = l.match_id "
+                          f"WHERE m.game = ? AND l.expires >= {self.NOW}", (game,))[0][0]
         return [r[0] for r in rows], held
 
     def listen(self, on_event: Callable[[str], None]) -> None:

@@ -51,7 +51,7 @@ class PostgresStore(SQLStore):
         self.url = url
         self.path = redacted(url)
         self._closed = threading.Event()
-        self._listener: threading.Thread | None = None
+        self._listeners: list[threading.Thread] = []  # one per service listening (Feudo's, Fief 2's)
         self._listen_conn = None
         self.pool = None
         try:
@@ -100,7 +100,8 @@ class PostgresStore(SQLStore):
 
     # -- LISTEN -------------------------------------------------------------------------------------------
     def listen(self, on_event: Callable[[str], None]) -> None:
-        """A thread calls ``on_event(payload)`` for every notification (this replica's own too)."""
+        """A thread calls ``on_event(payload)`` for every notification (this replica's own too); each call adds
+        one, with its own connection (the services of both games on one store each listen)."""
         def run() -> None:
             backoff = 0.2
             while not self._closed.is_set():
@@ -123,11 +124,12 @@ class PostgresStore(SQLStore):
                                 str(e).strip().splitlines()[0] if str(e) else type(e).__name__)
                     time.sleep(backoff)
                     backoff = min(5.0, backoff * 2)
-        self._listener = threading.Thread(target=run, name="matches-listen", daemon=True)
-        self._listener.start()
+        listener = threading.Thread(target=run, name="matches-listen", daemon=True)
+        self._listeners.append(listener)
+        listener.start()
 
     def close(self) -> None:
         self._closed.set()
-        if self._listener is not None:
-            self._listener.join(2.0)
+        for listener in self._listeners:
+            listener.join(2.0)
         self.pool.close()

@@ -221,9 +221,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--drain-delay", type=float, default=0.0,
                    help="seconds between health NOT_SERVING and refusing new calls at shutdown (default 0)")
     p.add_argument("--db", default=None, metavar="PATH|URL",
-                   help="SQLite file of the hosted matches (created if missing; matches in it resume at start), or "
-                        "a PostgreSQL URL (postgresql://user:password@host/db) shared by several replicas; "
-                        "default: in memory, matches end with the process")
+                   help="SQLite file of the hosted matches, Feudo's and Fief 2's (created if missing; matches in "
+                        "it resume at start), or a PostgreSQL URL (postgresql://user:password@host/db) shared by "
+                        "several replicas; default: in memory, matches end with the process")
     p.add_argument("--db-pool", type=int, default=10,
                    help="with a PostgreSQL --db: connections in the pool (default 10)")
     p.add_argument("--bot-lease-seconds", type=float, default=match_service.LEASE_SECONDS,

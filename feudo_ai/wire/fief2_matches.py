@@ -1,5 +1,5 @@
 """The ``fief2.v1.MatchesService`` servicer over :class:`~feudo_ai.matches.fief2_service.Fief2MatchService` (hosted Fief 2
-matches in memory).
+matches, kept in the server's match store beside Feudo's).
 
 Registered with the generated ``add_MatchesServicer_to_server`` and served through the same
 :class:`~feudo_ai.wire.plumbing.CallInterceptor` as ``feudo.v1.Matches``: each error of

@@ -1,5 +1,5 @@
 """The gRPC server: the Advisor (``feudo.v1.Advisor``) and the hosted matches (``feudo.v1.Matches``) served as
-peers, with Fief 2's (``fief2.v1.AdvisorService``, ``fief2.v1.MatchesService``: hosted Fief 2 matches in memory) beside them,
+peers, with Fief 2's (``fief2.v1.AdvisorService``, ``fief2.v1.MatchesService``: hosted Fief 2 matches, in the same store) beside them,
 health, reflection, optional TLS, API token and Prometheus metrics.
 
     from feudo_ai.wire.server import FeudoServer, ServerSettings
@@ -7,8 +7,8 @@ health, reflection, optional TLS, API token and Prometheus metrics.
     ...
     server.drain(grace=10)                                                # health NOT_SERVING, finish, stop
 
-Matches are kept in SQLite at ``settings.db`` (without it, in memory: they end with the process) and resumed with
-their bots when the server starts again, or in PostgreSQL (``settings.db`` a ``postgresql://`` URL) shared by
+Matches of both games are kept in SQLite at ``settings.db`` (without it, in memory: they end with the process) and
+resumed with their bots when the server starts again, or in PostgreSQL (``settings.db`` a ``postgresql://`` URL) shared by
 several replicas (:class:`~feudo_ai.matches.service.MatchService`, "Replicas"); finished and idle matches are retired from memory (``max_matches``,
 ``match_idle_seconds``, ``finished_retention_seconds``: :class:`~feudo_ai.matches.service.MatchService`). The
 matches' bots search under the Advisor's caps and through the same admission (one
@@ -153,8 +153,13 @@ class FeudoServer:
         self.matches_servicer = MatchesServicer(self.matches, s.max_watch_streams)
         self.servicer.matches = self.matches  # the Advisor reads a hosted match's seat view (Position.match)
         mpb_grpc.add_MatchesServicer_to_server(self.matches_servicer, self.server)
-        # Fief 2 (fief2.v1): its own hosted matches, in memory, under the same caps; watch streams share one cap
-        self.fief2_matches = Fief2MatchService(max_matches=s.max_matches, bot_limits=bot_limits, slots=self.slots)
+        # Fief 2 (fief2.v1): its own hosted matches in the same store (its rows keyed by the game), under the same
+        # caps and retention; watch streams share one cap. The store is Feudo's service's: closed by it, last
+        self.fief2_matches = Fief2MatchService(store=self.matches.store, max_matches=s.max_matches,
+                                               bot_limits=bot_limits, slots=self.slots,
+                                               idle_seconds=s.match_idle_seconds,
+                                               finished_seconds=s.finished_retention_seconds,
+                                               lease_seconds=s.bot_lease_seconds)
         self.fief2_servicer = Fief2AdvisorServicer(cfg, self.fief2_matches, self.servicer)
         f2apb_grpc.add_AdvisorServiceServicer_to_server(self.fief2_servicer, self.server)
         self.fief2_matches_servicer = Fief2MatchesServicer(self.fief2_matches, self.matches_servicer._watch_slots,
