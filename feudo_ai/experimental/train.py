@@ -337,6 +337,8 @@ def train_mlp(cfg: TrainConfig, progress=None, round_dir: str | Path | None = No
         tmp = tempfile.TemporaryDirectory(prefix="feudo-train-")
         round_dir = tmp.name
     round_dir = Path(round_dir)
+    if cfg.rounds > 1:
+        round_dir.mkdir(parents=True, exist_ok=True)
     games: list[dict] = []
     rounds: list[dict] = []
     model: ValueModel | None = None
