@@ -506,16 +506,18 @@ def cmd_train(args: argparse.Namespace) -> int:
                ("value_mlp.json" if args.model == "mlp" else "value_v1.json"))
     if out.is_dir():
         raise ValueError(f"--out: {out} is a directory; expected a file name")
-    last = [0.0]
-    started = time.perf_counter()
+    clock = {"start": time.perf_counter(), "round": 0, "last": 0.0}
 
     def progress(done: int, total: int) -> None:
         now = time.perf_counter()
-        if not args.quiet and (now - last[0] > 5 or done == total):
-            last[0] = now
-            el = now - started
+        if not args.quiet and (now - clock["last"] > 5 or done == total):
+            clock["last"] = now
+            el = now - clock["start"]
             eta = el / done * (total - done)
-            print(f"games {done}/{total}  {el:.0f} s  ETA {eta:.0f} s", file=sys.stderr, flush=True)
+            label = f"round {clock['round']}: " if cfg.model == "mlp" else ""
+            print(f"{label}games {done}/{total}  {el:.0f} s  ETA {eta:.0f} s", file=sys.stderr, flush=True)
+        if done == total:  # expert iteration: the next round's games start after this round's fit
+            clock["start"], clock["round"] = time.perf_counter(), clock["round"] + 1
 
     out.parent.mkdir(parents=True, exist_ok=True)
     # expert iteration's intermediate models, kept beside the output (each can be measured: evaluation=FILE)
