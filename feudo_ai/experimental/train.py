@@ -15,6 +15,13 @@
 4. **File**: the weights (raw feature units) with format version, feature names, training seed, data size and
    losses (:meth:`feudo_ai.value.ValueModel.to_dict`), as JSON; same seed and options: the same bytes (the date
    is ``SOURCE_DATE_EPOCH``'s when set).
+
+``model="mlp"`` (:func:`train_mlp`): the same games and positions, a one-hidden-layer network per player count
+(:func:`fit_mlp`: full-batch Adam, early stopping on the held-out games), fitted by expert iteration over
+``rounds`` rounds of ``games`` games each (round k's bots evaluate with the model fitted after round k - 1; every
+fit uses the games of all rounds so far). Its file records each round's bots, games, positions, seconds and
+held-out losses (against a linear fit of the same games, the hand-made evaluation and the uniform guess); the
+wall times are left out when ``SOURCE_DATE_EPOCH`` is set, so that the same seed and options give the same bytes.
 """
 
 from __future__ import annotations
@@ -549,7 +556,10 @@ def add_parser(sub) -> None:
                     "weights as a versioned JSON file. Every --holdout-th round of games (one game per entry of "
                     "--players) is held out: its validation loss is printed next to the hand-made evaluation's and "
                     "the uniform guess's. Same seed and options: the same file, whatever "
-                    "--jobs. The shipped model is feudo_ai/data/value_v1.json (docs/search.md: how it was made).")
+                    "--jobs. With --model mlp: one hidden layer per player count fitted by Adam with early "
+                    "stopping on the held-out games, by expert iteration: --rounds rounds of --games games, round "
+                    "k's bots evaluating with the model of the rounds before. The shipped models are "
+                    "feudo_ai/data/value_v1.json and value_mlp_v1.json (docs/search.md: how they were made).")
     p.add_argument("--model", choices=KINDS, default="linear",
                    help="linear (the conditional logit, Newton's method; default) or mlp (one hidden layer, Adam, "
                         "expert iteration over --rounds)")
