@@ -219,6 +219,10 @@ def learned_pairings(quick: bool) -> list[dict]:
          "players": 2, "games": n},
         {"name": f"ismcts mlp vs ismcts to the end (2p, {it} it each)", "a": mlp, "b": f"ismcts:iterations={it}",
          "players": 2, "games": n},
+        # at equal time the learned side's shorter playouts (one turn, then the evaluation) buy it more iterations
+        {"name": "ismcts mlp vs ismcts-v2 (2p, equal time 0.1 s)",
+         "a": f"ismcts:seconds=0.1:playout_turns=1:evaluation={MLP_MODEL}", "b": "ismcts-v2:seconds=0.1",
+         "players": 2, "games": n, "equal_time": True},
     ]
 
 
