@@ -5,6 +5,7 @@
     python benchmarks/strength.py --suite playouts --json   # evaluation options head to head (~20 minutes)
     python benchmarks/strength.py --suite scaling --json    # thinking time at human budgets (~60 minutes)
     python benchmarks/strength.py --suite growth --games 40 --seed 5100 --jobs 1 --json   # tree reuse vs ismcts-v2
+    python benchmarks/strength.py --suite learned --only handmade --games 60 --seed 5300 --jobs 1 --json  # the MLP
     python benchmarks/strength.py --suite strength-ii --seed 14000 --json   # the second strength table (held out)
 
 Every pairing "A vs B" is an arena gauntlet of two entrants (:mod:`feudo_ai.arena`): with P players A sits in one
@@ -210,8 +211,46 @@ def strength_ii_pairings(quick: bool) -> list[dict]:
     ]
 
 
+# The MLP evaluation of feudo train --model mlp (docs/search.md, "The learned evaluation"), relative to the
+# repository's root, where the benchmark runs
+MLP_MODEL = "feudo_ai/data/value_mlp_v1.json"
+
+
+def learned_pairings(quick: bool) -> list[dict]:
+    """``--suite learned``: the MLP evaluation (:data:`MLP_MODEL`) at the leaves, 2 players, 2,000 iterations a
+    decision each side, 100 games a pairing (--quick: 4). In 2 players the product's playouts go to the end of the
+    game and never read an evaluation, so the learned side plays one more turn and evaluates (``playout_turns=1``,
+    the product's horizon in 3 and 4 players), and is compared with:
+
+    - the same bot with the hand-made evaluation: the evaluation alone differs (about 8 CPU s a game);
+    - the same bot with the shipped linear model (``evaluation=learned``): does the hidden layer pay?
+    - the frozen ``ismcts-v2`` (the product before this work: greedy playouts to the end of a 2-player game) at
+      the same budget, and at equal time (0.1 s a decision);
+    - the product's ``ismcts`` (playouts to the end of the game) at the same budget: can a truncated playout
+      with the learned evaluation stand in for the playout to the end (about 20 CPU s a game)?
+    """
+    n = 4 if quick else 100
+    it = 2000
+    mlp = f"ismcts:iterations={it}:playout_turns=1:evaluation={MLP_MODEL}"
+    return [
+        {"name": f"ismcts mlp vs ismcts handmade (2p, {it} it each, one more turn)", "a": mlp,
+         "b": f"ismcts:iterations={it}:playout_turns=1", "players": 2, "games": n},
+        {"name": f"ismcts mlp vs ismcts linear (2p, {it} it each, one more turn)", "a": mlp,
+         "b": f"ismcts:iterations={it}:playout_turns=1:evaluation=learned", "players": 2, "games": n},
+        {"name": f"ismcts mlp vs ismcts-v2 (2p, {it} it each)", "a": mlp, "b": f"ismcts-v2:iterations={it}",
+         "players": 2, "games": n},
+        {"name": f"ismcts mlp vs ismcts to the end (2p, {it} it each)", "a": mlp, "b": f"ismcts:iterations={it}",
+         "players": 2, "games": n},
+        # at equal time the learned side's shorter playouts (one turn, then the evaluation) buy it more iterations
+        {"name": "ismcts mlp vs ismcts-v2 (2p, equal time 0.1 s)",
+         "a": f"ismcts:seconds=0.1:playout_turns=1:evaluation={MLP_MODEL}", "b": "ismcts-v2:seconds=0.1",
+         "players": 2, "games": n, "equal_time": True},
+    ]
+
+
 SUITES = {"targets": pairings, "playouts": playout_pairings, "scaling": scaling_pairings,
-          "strength-targets": strength_target_pairings, "growth": growth_pairings, "strength-ii": strength_ii_pairings}
+          "strength-targets": strength_target_pairings, "growth": growth_pairings, "strength-ii": strength_ii_pairings,
+          "learned": learned_pairings}
 # Earlier spellings of a suite's name, still accepted: the commands recorded with the committed results (their
 # ``provenance``) and older notes use them. Not offered in --help.
 SUITE_ALIASES = {"issue14": "strength-targets"}

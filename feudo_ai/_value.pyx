@@ -8,7 +8,7 @@ The hand-made ``position_score`` of every seat (a feature) is handed in by the c
 (:c:func:`feudo_ai._feudo_game._position_scores`); so this module does not depend on the game table.
 """
 
-from libc.math cimport exp
+from libc.math cimport exp, tanh
 from libc.stdint cimport uint64_t
 
 import numpy as np
@@ -150,25 +150,41 @@ cdef void value_features(const CoreStateC* s, const CoreGame* g, const double* h
         out[p][23] = in_cities
 
 
+cdef double value_utility(const ValueWeightsC* vw, int n, const double* f) noexcept nogil:
+    """A seat's utility in an n-player game from its features f (feudo_ai.experimental.value.ValueModel.
+    utilities): the linear model's w . f, or the MLP's w2 . tanh(W1 (f - mean) / scale + b1) + b2."""
+    cdef int i, j, k = n - 2
+    cdef double u = 0.0, h
+    cdef double z[NUM_FEATURES]
+    if vw.kind == VALUE_LINEAR:
+        for j in range(NUM_FEATURES):
+            u += vw.w[k][j] * f[j]
+        return u
+    for j in range(NUM_FEATURES):
+        z[j] = (f[j] - vw.mean[k][j]) / vw.scale[k][j]
+    for i in range(vw.hidden[k]):
+        h = vw.b1[k][i]
+        for j in range(NUM_FEATURES):
+            h += vw.w1[k][i][j] * z[j]
+        u += vw.w2[k][i] * tanh(h)
+    return u + vw.b2[k]
+
+
 cdef void value_rewards(const ValueWeightsC* vw, const CoreStateC* s, const CoreGame* g, const double* handmade,
                         double temperature, double* out) noexcept nogil:
-    """The learned rewards (feudo_ai.value.ValueModel.rewards): softmax over the seats in play of
-    w[n] . f(p) / temperature (1: the fitted model's win probabilities; below 1: sharper)."""
+    """The learned rewards (feudo_ai.experimental.value.ValueModel.rewards): softmax over the seats in play of
+    utility(f(p)) / temperature (1: the fitted model's win probabilities; below 1: sharper)."""
     cdef double f[MAX_PLAYERS][NUM_FEATURES]
     cdef double u[MAX_PLAYERS]
     cdef double top = -1e300, total = 0.0
-    cdef int p, j, n = g.num_players
+    cdef int p, n = g.num_players
     cdef bint inplay
-    cdef const double* w = vw.w[n - 2]
     if s.phase == PH_TERMINAL:
         core_returns(s, g, out)
         return
     value_features(s, g, handmade, f)
     for p in range(n):
-        u[p] = 0.0
-        for j in range(NUM_FEATURES):
-            u[p] += w[j] * f[p][j]
-        u[p] /= temperature
+        u[p] = value_utility(vw, n, f[p]) / temperature
         inplay = s.tiebreak == 0 or s.active[p]
         if inplay and u[p] > top:
             top = u[p]
@@ -180,25 +196,84 @@ cdef void value_rewards(const ValueWeightsC* vw, const CoreStateC* s, const Core
         out[p] /= total
 
 
-cdef class ValueWeights:
-    """The weights of a validated model in C: ``weights`` is a (3, NUM_FEATURES) array of finite numbers, row
-    n - 2 for n players (checked again here: nothing unchecked reaches C)."""
+def _finite(name, value, shape):
+    a = np.asarray(value, dtype=np.float64)
+    if a.shape != shape:
+        raise ValueError(f"{name}: expected shape {shape}, got {a.shape}")
+    if not np.isfinite(a).all():
+        raise ValueError(f"{name}: expected finite numbers")
+    return a
 
-    def __init__(self, weights):
-        a = np.asarray(weights, dtype=np.float64)
-        if a.shape != (3, NUM_FEATURES):
-            raise ValueError(f"weights: expected shape (3, {NUM_FEATURES}), got {a.shape}")
-        if not np.isfinite(a).all():
-            raise ValueError("weights: expected finite numbers")
-        for i in range(3):
+
+cdef class ValueWeights:
+    """The weights of a validated model in C (checked again here: nothing unchecked reaches C). Linear:
+    ``ValueWeights(weights)``, a (3, NUM_FEATURES) array, row n - 2 for n players. MLP: ``ValueWeights(mlp=[...])``,
+    one dict per player count 2, 3, 4 with ``mean`` and ``scale`` (NUM_FEATURES, scale > 0), ``w1`` (H,
+    NUM_FEATURES), ``b1`` (H), ``w2`` (H) and ``b2`` (a number), 1 <= H <= MAX_HIDDEN."""
+
+    def __init__(self, weights=None, *, mlp=None):
+        if (weights is None) == (mlp is None):
+            raise ValueError("weights: expected either linear weights or mlp layers")
+        if weights is not None:
+            a = _finite("weights", weights, (3, NUM_FEATURES))
+            self.c.kind = VALUE_LINEAR
+            for i in range(3):
+                for j in range(NUM_FEATURES):
+                    self.c.w[i][j] = a[i, j]
+            return
+        if len(mlp) != 3:
+            raise ValueError(f"mlp: expected 3 player counts, got {len(mlp)}")
+        self.c.kind = VALUE_MLP
+        for k in range(3):
+            layer = mlp[k]
+            w1 = np.asarray(layer["w1"], dtype=np.float64)
+            h = w1.shape[0] if w1.ndim == 2 else -1
+            if not 1 <= h <= MAX_HIDDEN:
+                raise ValueError(f"mlp[{k}].w1: expected 1 to {MAX_HIDDEN} rows, got shape {w1.shape}")
+            w1 = _finite(f"mlp[{k}].w1", w1, (h, NUM_FEATURES))
+            b1 = _finite(f"mlp[{k}].b1", layer["b1"], (h,))
+            w2 = _finite(f"mlp[{k}].w2", layer["w2"], (h,))
+            b2 = _finite(f"mlp[{k}].b2", layer["b2"], ())
+            mean = _finite(f"mlp[{k}].mean", layer["mean"], (NUM_FEATURES,))
+            scale = _finite(f"mlp[{k}].scale", layer["scale"], (NUM_FEATURES,))
+            if not (scale > 0).all():
+                raise ValueError(f"mlp[{k}].scale: expected positive numbers")
+            self.c.hidden[k] = h
+            self.c.b2[k] = b2
             for j in range(NUM_FEATURES):
-                self.c.w[i][j] = a[i, j]
+                self.c.mean[k][j] = mean[j]
+                self.c.scale[k][j] = scale[j]
+            for i in range(MAX_HIDDEN):
+                self.c.b1[k][i] = b1[i] if i < h else 0.0
+                self.c.w2[k][i] = w2[i] if i < h else 0.0
+                for j in range(NUM_FEATURES):
+                    self.c.w1[k][i][j] = w1[i, j] if i < h else 0.0
+
+    @property
+    def kind(self):
+        """"linear" or "mlp"."""
+        return "linear" if self.c.kind == VALUE_LINEAR else "mlp"
 
     def weights(self):
-        """The weights as a (3, NUM_FEATURES) array."""
+        """The linear weights as a (3, NUM_FEATURES) array (zeros for an MLP)."""
         return np.array([[self.c.w[i][j] for j in range(NUM_FEATURES)] for i in range(3)])
+
+    def utility(self, int players, features):
+        """The C utility of one seat's features in a ``players``-player game (tests against numpy)."""
+        f = _finite("features", features, (NUM_FEATURES,))
+        if not 2 <= players <= 4:
+            raise ValueError(f"players: expected 2, 3 or 4, got {players}")
+        cdef double buf[NUM_FEATURES]
+        for j in range(NUM_FEATURES):
+            buf[j] = f[j]
+        return value_utility(&self.c, players, buf)
 
 
 def num_features():
     """NUM_FEATURES of the C code (the tests compare it with feudo_ai.value.NUM_FEATURES)."""
     return NUM_FEATURES
+
+
+def max_hidden():
+    """MAX_HIDDEN of the C code (the tests compare it with feudo_ai.experimental.value.MAX_HIDDEN)."""
+    return MAX_HIDDEN

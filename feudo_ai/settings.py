@@ -82,8 +82,10 @@ class Sampler(_Choice):
 
 
 class Evaluation(_Choice):
+    """The named evaluations; the setting ``evaluation`` also takes a model file's path (:class:`_EvaluationRule`)."""
+
     HANDMADE = "handmade"  # the softmax of feudo_ai.evaluate.position_score
-    LEARNED = "learned"  # experimental: the linear evaluation of feudo_ai.experimental.value (C only)
+    LEARNED = "learned"  # experimental: the shipped model of feudo_ai.experimental.value (C only)
 
 
 class Engine(_Choice):
@@ -174,7 +176,9 @@ class Experimental:
     """Settings that did not pay when measured (docs/search-history.md) and that the strength work builds on. No
     product profile sets them; their defaults leave the search as the product plays it, bit for bit."""
 
-    evaluation: Evaluation = Evaluation.HANDMADE  # "learned": feudo_ai.experimental.value's model (C only)
+    # "learned": the shipped model of feudo_ai.experimental.value (C only); or the path of a model file (a str,
+    # validated when the options are made: feudo_ai.experimental.value.model_file)
+    evaluation: Evaluation | str = Evaluation.HANDMADE
     # the tree's action prior (C only): UCB1 gets + prior_weight * P(a) / (1 + n_a), P the softmax (temperature
     # prior_temperature) of the game's one-ply scores; 0: no prior
     prior_weight: float = 0.0
@@ -185,7 +189,7 @@ _GROUPS = {"limits": Limits, "search": SearchParams, "game": GameSettings, "expe
 # each setting's one name -> its group (declaration order: the order of SearchOptions.to_dict())
 FIELDS: dict[str, str] = {f.name: g for g, cls in _GROUPS.items() for f in fields(cls)}
 _CHOICES: dict[str, type[_Choice]] = {"algorithm": Algorithm, "backend": Backend, "playout": Playout,
-                                       "sampler": Sampler, "evaluation": Evaluation, "engine": Engine}
+                                       "sampler": Sampler, "engine": Engine}
 
 
 def _is_int(v: Any) -> bool:
@@ -234,8 +238,37 @@ class _Range:
             raise ValueError(f"{name}: expected {what} in {lo}, {hi}]{extra}{hint}, got {v!r}")
 
 
+@dataclass(frozen=True)
+class _EvaluationRule:
+    """``evaluation``: one of the named :class:`Evaluation` choices, or the path of a model file (a user's
+    ``feudo train`` output), which must exist, be readable, fit the size bound and parse as a model; the file is
+    read once per process (feudo_ai.experimental.value.model_file: cached by path, mtime and size)."""
+
+    def parse(self, name: str, v: Any) -> "Evaluation | str":
+        if isinstance(v, Evaluation):
+            return v
+        if isinstance(v, str) and v in {m.value for m in Evaluation}:
+            return Evaluation(v)
+        if not isinstance(v, str) or not v.strip():
+            raise ValueError(f"{name}: expected one of {', '.join(m.value for m in Evaluation)} or a model file's "
+                             f"path, got {v!r}")
+        return v
+
+    def check(self, name: str, v: Any) -> None:
+        v = self.parse(name, v)
+        if isinstance(v, Evaluation):
+            return
+        from feudo_ai.experimental.value import model_file  # only a search given a file loads the model code
+
+        try:
+            model_file(v)
+        except ValueError as e:
+            raise ValueError(f"{name}: expected one of {', '.join(m.value for m in Evaluation)} or a model file's "
+                             f"path; {e}") from None
+
+
 # Every setting's constraint, declared once (cross-setting rules: SearchOptions.validate).
-CONSTRAINTS: dict[str, _Range | _Flag] = {
+CONSTRAINTS: dict[str, _Range | _Flag | _EvaluationRule] = {
     "iterations": _Range("int", 1, MAX_ITERATIONS, none=True),
     "seconds": _Range("real", 0, MAX_SECONDS, open_lo=True, none=True),
     "threads": _Range("int", 1, MAX_THREADS),
@@ -254,6 +287,7 @@ CONSTRAINTS: dict[str, _Range | _Flag] = {
     "prior_temperature": _Range("real", 0, MAX_TEMPERATURE, open_lo=True),
     "recycle": _Flag("recycle a full node pool; false: a full pool stops the trees growing"),
     "reuse_tree": _Flag("start from the seat's previous tree"),
+    "evaluation": _EvaluationRule(),
 }
 
 
@@ -283,6 +317,8 @@ class SearchOptions:
             for k, v in own.items():
                 if k in _CHOICES:
                     own[k] = _CHOICES[k].parse(k, v)
+                elif k == "evaluation":
+                    own[k] = CONSTRAINTS[k].parse(k, v)
             values = {**asdict(base), **own}
             object.__setattr__(self, group, cls(**values))
         self.validate()
@@ -331,7 +367,8 @@ class SearchOptions:
             raise ValueError("engine: 'reference' is only available with backend='python' (the C search runs on "
                              "the core)")
         if self.evaluation != Evaluation.HANDMADE and backend != Backend.C:
-            raise ValueError("evaluation: 'learned' is only available with backend='c' (the model runs in C)")
+            raise ValueError(f"evaluation: {str(self.evaluation)!r} is only available with backend='c' (the model "
+                             "runs in C)")
         if self.prior_weight and backend != Backend.C:
             raise ValueError("prior_weight: the action prior is only available with backend='c' (it runs in C)")
         if self.margin_weight and self.evaluation != Evaluation.HANDMADE:

@@ -4,11 +4,15 @@ The search's truncated playouts end in a position that is not over; the evaluati
 seat in [0, 1]. The hand-made one (:mod:`feudo_ai.evaluate`, a softmax of ``position_score``) weighs its terms by
 hand; this one learns the weights from self-play games (``feudo train``, :mod:`feudo_ai.train`).
 
-Model (a conditional logit, i.e. a softmax over the seats): every seat ``p`` still in play gets a utility
-``u_p = w[n] . f(state, p)``, a dot product of the position's features from ``p``'s view (:data:`FEATURE_NAMES`)
-with the weights of the player count ``n``; the rewards are ``softmax(u)`` over the seats in play (the tied
-leaders in a tie-break, R19), 0 for the others. It is fitted to the R19 returns of the games (1 for a sole win,
-1/k shared), so the rewards are the model's win probabilities and always sum to 1.
+Model (a softmax over the seats): every seat ``p`` still in play gets a utility ``u_p = g_n(f(state, p))`` of the
+position's features from ``p``'s view (:data:`FEATURE_NAMES`), one function ``g_n`` per player count ``n``
+shared by the seats; the rewards are ``softmax(u)`` over the seats in play (the tied leaders in a tie-break,
+R19), 0 for the others. It is fitted to the R19 returns of the games (1 for a sole win, 1/k shared), so the
+rewards are the model's win probabilities and always sum to 1. Two kinds of ``g_n``:
+
+- ``linear`` (a conditional logit): ``w[n] . f``; format ``feudo-value/1`` (:data:`FORMAT_V1`);
+- ``mlp``: one hidden layer of ``tanh`` units over the standardised features, ``w2 . tanh(W1 z + b1) + b2`` with
+  ``z = (f - mean) / scale``; format ``feudo-value/2`` (:data:`FORMAT`), which the loader reads along with /1.
 
 Honesty (R22): every feature is a public fact (VP, token locations and health, City owners, the plague village,
 the turn); none reads a selection, so the evaluation is the same in every world a determinization could draw.
@@ -34,10 +38,15 @@ from engine.state import CASTLE, DEAD
 
 from feudo_ai.evaluate import _danger_set, position_score
 
-__all__ = ["FORMAT", "FEATURE_NAMES", "NUM_FEATURES", "PLAYER_COUNTS", "DEFAULT_MODEL_PATH", "ValueModel",
-           "features", "load_model", "model_from_dict", "default_model", "c_model"]
+__all__ = ["FORMAT", "FORMAT_V1", "KINDS", "MAX_HIDDEN", "MAX_FILE_BYTES", "FEATURE_NAMES", "NUM_FEATURES",
+           "PLAYER_COUNTS", "DEFAULT_MODEL_PATH", "MLPLayer", "ValueModel", "features", "load_model",
+           "model_from_dict", "default_model", "c_model", "model_file", "c_model_file"]
 
-FORMAT = "feudo-value/1"  # the weights file's format (bumped when the features or the model change)
+FORMAT = "feudo-value/2"  # the weights file's format (bumped when the features or the model change)
+FORMAT_V1 = "feudo-value/1"  # the linear model's earlier format, still read (and written for a linear model)
+KINDS = ("linear", "mlp")
+MAX_HIDDEN = 64  # hidden units of an "mlp" model per player count (feudo_ai/_value.pxd MAX_HIDDEN)
+MAX_FILE_BYTES = 2 * 1024 * 1024  # a model file larger than this is refused before it is read
 PLAYER_COUNTS = (2, 3, 4)  # one weight vector per player count
 DEFAULT_MODEL_PATH = Path(__file__).resolve().parent.parent / "data" / "value_v1.json"
 
@@ -193,15 +202,48 @@ def softmax_rewards(utility: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class ValueModel:
-    """Weights of the learned evaluation (one vector of :data:`NUM_FEATURES` per player count) and the facts of
-    its training (``meta``: seed, games, positions, losses...)."""
+class MLPLayer:
+    """The ``mlp`` model of one player count: ``utility(f) = w2 . tanh(w1 @ ((f - mean) / scale) + b1) + b2``.
+    Shapes: ``mean``, ``scale`` (NUM_FEATURES,), scale > 0; ``w1`` (H, NUM_FEATURES); ``b1``, ``w2`` (H,);
+    ``b2`` a number; 1 <= H <= MAX_HIDDEN."""
 
-    weights: Mapping[int, np.ndarray]
+    mean: np.ndarray
+    scale: np.ndarray
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: float
+
+    def utilities(self, X: np.ndarray) -> np.ndarray:
+        """The utility of every row of ``X`` (..., NUM_FEATURES)."""
+        Z = (X - self.mean) / self.scale
+        return np.tanh(Z @ self.w1.T + self.b1) @ self.w2 + self.b2
+
+    def to_dict(self) -> dict:
+        return {"hidden": int(len(self.b1)), "mean": [float(x) for x in self.mean],
+                "scale": [float(x) for x in self.scale], "w1": [[float(x) for x in row] for row in self.w1],
+                "b1": [float(x) for x in self.b1], "w2": [float(x) for x in self.w2], "b2": float(self.b2)}
+
+
+@dataclass(frozen=True)
+class ValueModel:
+    """A learned evaluation: ``weights`` (one vector of :data:`NUM_FEATURES` per player count) for the linear
+    kind, or ``mlp`` (one :class:`MLPLayer` per player count) for the MLP; and the facts of its training
+    (``meta``: seed, games, positions, losses...)."""
+
+    weights: Mapping[int, np.ndarray] | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
+    mlp: Mapping[int, MLPLayer] | None = None
+
+    @property
+    def kind(self) -> str:
+        return "mlp" if self.mlp is not None else "linear"
 
     def utilities(self, state) -> np.ndarray:
-        return features(state) @ self.weights[state.num_players]
+        n = state.num_players
+        if self.mlp is not None:
+            return self.mlp[n].utilities(features(state))
+        return features(state) @ self.weights[n]
 
     def rewards(self, state, temperature: float = 1.0) -> np.ndarray:
         """The reward vector of a non-terminal position (R19 returns at a terminal one): the softmax of the
@@ -211,55 +253,113 @@ class ValueModel:
         return softmax_rewards(self.utilities(state) / temperature, in_play(state))
 
     def to_dict(self) -> dict:
-        return {"format": FORMAT, "features": list(FEATURE_NAMES),
-                "weights": {str(n): [float(x) for x in self.weights[n]] for n in PLAYER_COUNTS},
-                **{k: v for k, v in self.meta.items() if k not in ("format", "features", "weights")}}
+        """The file's content: a linear model in format /1 (as before the MLP), an MLP in format /2."""
+        rest = {k: v for k, v in self.meta.items() if k not in ("format", "kind", "features", "weights", "layers",
+                                                               "activation")}
+        if self.mlp is not None:
+            return {"format": FORMAT, "kind": "mlp", "features": list(FEATURE_NAMES), "activation": "tanh",
+                    "layers": {str(n): self.mlp[n].to_dict() for n in PLAYER_COUNTS}, **rest}
+        return {"format": FORMAT_V1, "features": list(FEATURE_NAMES),
+                "weights": {str(n): [float(x) for x in self.weights[n]] for n in PLAYER_COUNTS}, **rest}
 
 
 def _fail(source: str, name: str, msg: str) -> ValueError:
     return ValueError(f"{source}: {name}: {msg}")
 
 
+def _numbers(source: str, name: str, row: Any, length: int, labels: bool = False) -> np.ndarray:
+    """A list of ``length`` finite numbers (not booleans), or a ValueError naming ``name`` (and the index)."""
+    if not isinstance(row, list) or len(row) != length:
+        raise _fail(source, name, f"expected a list of {length} numbers, got "
+                                  f"{len(row) if isinstance(row, list) else type(row).__name__}")
+    for i, x in enumerate(row):
+        if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+            where = f"{name}[{i}] ({FEATURE_NAMES[i]})" if labels else f"{name}[{i}]"
+            raise _fail(source, where, f"expected a finite number, got {x!r}")
+    return np.array(row, dtype=np.float64)
+
+
+def _mlp_layer(source: str, n: int, d: Any) -> MLPLayer:
+    name = f"layers.{n}"
+    if not isinstance(d, dict):
+        raise _fail(source, name, f"expected an object, got {type(d).__name__}")
+    h = d.get("hidden")
+    if isinstance(h, bool) or not isinstance(h, int) or not 1 <= h <= MAX_HIDDEN:
+        raise _fail(source, f"{name}.hidden", f"expected an integer in [1, {MAX_HIDDEN}], got {h!r}")
+    for key in ("mean", "scale", "w1", "b1", "w2", "b2"):
+        if key not in d:
+            raise _fail(source, f"{name}.{key}", "missing")
+    mean = _numbers(source, f"{name}.mean", d["mean"], NUM_FEATURES, labels=True)
+    scale = _numbers(source, f"{name}.scale", d["scale"], NUM_FEATURES, labels=True)
+    bad = [i for i, x in enumerate(scale) if not x > 0]
+    if bad:
+        raise _fail(source, f"{name}.scale[{bad[0]}] ({FEATURE_NAMES[bad[0]]})",
+                    f"expected a positive number, got {scale[bad[0]]!r}")
+    w1 = d["w1"]
+    if not isinstance(w1, list) or len(w1) != h:
+        raise _fail(source, f"{name}.w1", f"expected {h} rows (hidden), got "
+                                          f"{len(w1) if isinstance(w1, list) else type(w1).__name__}")
+    W1 = np.stack([_numbers(source, f"{name}.w1[{i}]", r, NUM_FEATURES) for i, r in enumerate(w1)])
+    b1 = _numbers(source, f"{name}.b1", d["b1"], h)
+    w2 = _numbers(source, f"{name}.w2", d["w2"], h)
+    b2 = d["b2"]
+    if isinstance(b2, bool) or not isinstance(b2, (int, float)) or not math.isfinite(b2):
+        raise _fail(source, f"{name}.b2", f"expected a finite number, got {b2!r}")
+    return MLPLayer(mean, scale, W1, b1, w2, float(b2))
+
+
 def model_from_dict(d: Any, source: str = "value model") -> ValueModel:
     """A :class:`ValueModel` from a parsed weights file; :raises ValueError: naming the bad field (format version,
-    feature names, shapes, finite numbers)."""
+    kind, feature names, shapes, finite numbers)."""
     if not isinstance(d, dict):
         raise ValueError(f"{source}: expected a JSON object, got {type(d).__name__}")
-    if d.get("format") != FORMAT:
-        raise _fail(source, "format", f"expected {FORMAT!r}, got {d.get('format')!r}")
+    fmt = d.get("format")
+    if fmt not in (FORMAT_V1, FORMAT):
+        raise _fail(source, "format", f"expected {FORMAT!r} or {FORMAT_V1!r}, got {fmt!r}")
+    kind = d.get("kind", "linear") if fmt == FORMAT else "linear"
+    if kind not in KINDS:
+        raise _fail(source, "kind", f"expected one of {', '.join(KINDS)}, got {kind!r}")
     names = d.get("features")
     if names != list(FEATURE_NAMES):
         raise _fail(source, "features", f"expected the {NUM_FEATURES} features of this version "
                                         f"({', '.join(FEATURE_NAMES)}), got {names!r}")
+    meta = {k: v for k, v in d.items() if k not in ("format", "kind", "features", "weights", "layers", "activation")}
+    counts = sorted(str(n) for n in PLAYER_COUNTS)
+    if kind == "mlp":
+        if d.get("activation") != "tanh":
+            raise _fail(source, "activation", f"expected 'tanh', got {d.get('activation')!r}")
+        layers = d.get("layers")
+        if not isinstance(layers, dict):
+            raise _fail(source, "layers", f"expected an object keyed by player count, got {type(layers).__name__}")
+        if sorted(layers) != counts:
+            raise _fail(source, "layers", f"expected the player counts {', '.join(counts)}, got "
+                                          f"{', '.join(sorted(layers))}")
+        return ValueModel(None, meta, {n: _mlp_layer(source, n, layers[str(n)]) for n in PLAYER_COUNTS})
     ws = d.get("weights")
     if not isinstance(ws, dict):
         raise _fail(source, "weights", f"expected an object keyed by player count, got {type(ws).__name__}")
-    if sorted(ws) != sorted(str(n) for n in PLAYER_COUNTS):
+    if sorted(ws) != counts:
         raise _fail(source, "weights", f"expected the player counts {', '.join(map(str, PLAYER_COUNTS))}, got "
                                        f"{', '.join(sorted(ws))}")
-    weights = {}
-    for n in PLAYER_COUNTS:
-        row = ws[str(n)]
-        if not isinstance(row, list) or len(row) != NUM_FEATURES:
-            raise _fail(source, f"weights.{n}", f"expected a list of {NUM_FEATURES} numbers, got "
-                                                f"{len(row) if isinstance(row, list) else type(row).__name__}")
-        for i, x in enumerate(row):
-            if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
-                raise _fail(source, f"weights.{n}[{i}] ({FEATURE_NAMES[i]})", f"expected a finite number, got {x!r}")
-        weights[n] = np.array(row, dtype=np.float64)
-    meta = {k: v for k, v in d.items() if k not in ("format", "features", "weights")}
+    weights = {n: _numbers(source, f"weights.{n}", ws[str(n)], NUM_FEATURES, labels=True) for n in PLAYER_COUNTS}
     return ValueModel(weights, meta)
 
 
 def load_model(path: str | Path | None = None) -> ValueModel:
-    """Read and validate a weights file (default: the one shipped, :data:`DEFAULT_MODEL_PATH`)."""
+    """Read and validate a weights file (default: the one shipped, :data:`DEFAULT_MODEL_PATH`); a file larger
+    than :data:`MAX_FILE_BYTES` is refused unread."""
     p = Path(path) if path is not None else DEFAULT_MODEL_PATH
     try:
-        text = p.read_text(encoding="utf-8")
+        with p.open("rb") as fh:
+            raw = fh.read(MAX_FILE_BYTES + 1)
     except OSError as e:
         raise ValueError(f"{p}: cannot read the value model ({e.strerror or e})") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ValueError(f"{p}: size: larger than {MAX_FILE_BYTES} bytes; not a value model")
     try:
-        d = json.loads(text)
+        d = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ValueError(f"{p}: not JSON (not UTF-8 text)") from None
     except json.JSONDecodeError as e:
         raise ValueError(f"{p}: not JSON ({e.msg}, line {e.lineno})") from None
     return model_from_dict(d, str(p))
@@ -277,6 +377,9 @@ _DEFAULT_C: Any = None  # the shipped model's C weights, built once per process
 def _c_weights(m: ValueModel):
     from feudo_ai import _value
 
+    if m.mlp is not None:
+        return _value.ValueWeights(mlp=[{"mean": L.mean, "scale": L.scale, "w1": L.w1, "b1": L.b1, "w2": L.w2,
+                                         "b2": L.b2} for L in (m.mlp[n] for n in PLAYER_COUNTS)])
     return _value.ValueWeights(np.stack([m.weights[n] for n in PLAYER_COUNTS]))
 
 
@@ -289,3 +392,41 @@ def c_model(model: ValueModel | None = None):
     if _DEFAULT_C is None:
         _DEFAULT_C = _c_weights(default_model())
     return _DEFAULT_C
+
+
+# A user's model file (the setting evaluation=FILE), loaded once per process: keyed by the resolved path, its
+# mtime and size, so a file rewritten in place (a new training round) is read again.
+_FILES: dict[tuple[str, int, int], tuple[ValueModel, list]] = {}
+_FILES_MAX = 16  # distinct files kept; beyond, the oldest entry is dropped
+
+
+def _file_entry(path: str | Path) -> tuple[ValueModel, list]:
+    p = Path(path)
+    try:
+        st = p.resolve().stat()
+    except OSError as e:
+        raise ValueError(f"{p}: cannot read the value model ({e.strerror or e})") from None
+    key = (str(p.resolve()), st.st_mtime_ns, st.st_size)
+    hit = _FILES.get(key)
+    if hit is None:
+        if st.st_size > MAX_FILE_BYTES:
+            raise ValueError(f"{p}: size: {st.st_size} bytes, larger than {MAX_FILE_BYTES}; not a value model")
+        hit = (load_model(p), [])
+        if len(_FILES) >= _FILES_MAX:
+            _FILES.pop(next(iter(_FILES)))
+        _FILES[key] = hit
+    return hit
+
+
+def model_file(path: str | Path) -> ValueModel:
+    """The validated model of a file, read once per process (again when its mtime or size changes);
+    :raises ValueError: unreadable, too large, not JSON or not a model (naming the field)."""
+    return _file_entry(path)[0]
+
+
+def c_model_file(path: str | Path):
+    """The C weights of :func:`model_file`'s model, built once per file version."""
+    model, c = _file_entry(path)
+    if not c:
+        c.append(_c_weights(model))
+    return c[0]

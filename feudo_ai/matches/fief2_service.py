@@ -115,6 +115,8 @@ def check_bot_spec(spec: Any, where: str, limits: BotLimits | None, seed: int, p
         raise InvalidArgument(f"{where}: expected a bot spec, e.g. 'greedy'")
     if len(spec) > MAX_SPEC_CHARS:
         raise InvalidArgument(f"{where}: a bot spec is at most {MAX_SPEC_CHARS} characters, got {len(spec)}")
+    if limits is not None:
+        limits.check_files(spec, where)  # before the bot is made: no file of a client's choosing is opened
     try:
         made = get_game(GAME).make_bot(spec, seed, flag=where)
     except (ValueError, ImportError) as e:  # ImportError: a search bot on a build without its compiled table

@@ -11,7 +11,10 @@ A bot seat's spec (``ismcts:seconds=30:threads=8``) sets its search; on a server
 - :meth:`BotLimits.bounded` bounds each search as it starts: what a bot adds on its own (the budget it banked by
   following its plan, a per-game clock's slice) is cut to the caps, every search ends by ``max_seconds``, its
   node pool is at most ``max_nodes`` a thread, and its threads run ``nice`` steps nicer, as the Advisor's do.
-  A search within the caps gives the advice it gives anywhere else (same seed and iterations: same advice).
+  A search within the caps gives the advice it gives anywhere else (same seed and iterations: same advice);
+- :meth:`BotLimits.check_files` refuses, before the bot is made, a spec whose ``evaluation`` names a model file
+  other than the ones the operator allowed (``feudo serve --evaluation FILE``, :attr:`BotLimits.
+  evaluation_files`): a client's spec never makes the server open a file of its choosing (``INVALID_ARGUMENT``).
 
 Plain Python: the wire builds one from its :class:`~feudo_ai.wire.advisor.ServiceConfig`.
 """
@@ -37,6 +40,26 @@ class BotLimits:
     max_threads: int = 2
     max_nodes: int = 500_000
     nice: int = 10  # the bots' search threads run this much nicer than the threads answering calls
+    # model files a bot spec may name in evaluation= (feudo serve --evaluation FILE), exactly as written there
+    evaluation_files: tuple[str, ...] = ()
+
+    def check_files(self, spec: object, where: str) -> None:
+        """A bot spec's ``evaluation``, if it names a file, is one of :attr:`evaluation_files`; checked on the
+        spec's text, so a refused path is never opened. :raises InvalidArgument: naming ``where``."""
+        from feudo_ai.bots.registry import parse_bot_spec
+        from feudo_ai.settings import Evaluation
+
+        try:
+            _, params = parse_bot_spec(str(spec))
+        except ValueError:
+            return  # a malformed spec: make_bot names the fault
+        value = params.get("evaluation")
+        if value is None or str(value) in {m.value for m in Evaluation} or str(value) in self.evaluation_files:
+            return
+        allowed = ", ".join(self.evaluation_files) or "none"
+        raise InvalidArgument(f"{where}: evaluation: expected {', '.join(m.value for m in Evaluation)} or a model "
+                              f"file this server allows (feudo serve --evaluation; allowed: {allowed}), got "
+                              f"{str(value)!r}")
 
     def check(self, setup, max_search_threads: int | None = None) -> None:
         """Every bot seat of ``setup`` (a :class:`~feudo_ai.matches.spec.MatchSetup` whose bots are known good)

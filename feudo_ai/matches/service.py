@@ -389,6 +389,9 @@ class MatchService(HostedMatches):
             raise FailedPrecondition("the service is shutting down")
         if not isinstance(setup, MatchSetup):
             setup = MatchSetup.from_dict(setup)
+        if self.bot_limits is not None:
+            for p in setup.bot_seats:  # before the bots are made: no file of a client's choosing is opened
+                self.bot_limits.check_files(setup.seats[p], f"seats[{p}]")
         setup.check_bots()
         if self.bot_limits is not None:
             self.bot_limits.check(setup, None if self.slots is None else self.slots.background_threads_cap)

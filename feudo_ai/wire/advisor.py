@@ -55,7 +55,7 @@ from feudo.v1 import advisor_pb2 as apb
 from feudo.v1 import advisor_pb2_grpc as apb_grpc
 from feudo.v1 import game_pb2 as gpb
 
-from feudo_ai.settings import DEFAULT_ITERATIONS, SearchOptions, node_bytes, resolve
+from feudo_ai.settings import DEFAULT_ITERATIONS, Evaluation, SearchOptions, node_bytes, resolve
 from feudo_ai.search import Advice, Alternative, NotToAct, ObservedPosition, SearchStats, advise, decision_root
 from feudo_ai.search.admission import SearchSlots
 from feudo_ai.search.cancel import CancelEvent
@@ -115,6 +115,9 @@ class ServiceConfig:
     min_interval: float = 0.05
     # replays of recent histories kept (feudo_ai/wire/history_cache.py: ~25 KB each, LRU); 0: no cache
     history_cache_entries: int = 512
+    # the evaluation of the Advisor's MO-ISMCTS (and of the hints): handmade, learned or a model file's path
+    # (feudo serve --evaluation); a file named here is also one a hosted match's bot spec may name
+    evaluation: str = "handmade"
 
     @property
     def pool_bytes_max(self) -> int:
@@ -140,6 +143,12 @@ class ServiceConfig:
         if not isinstance(self.search_nice, int) or isinstance(self.search_nice, bool) or \
                 not 0 <= self.search_nice <= 19:
             raise ValueError(f"search_nice: expected an integer in [0, 19], got {self.search_nice!r}")
+        SearchOptions(evaluation=self.evaluation)  # a file: exists, fits the size bound, parses (naming evaluation)
+
+    @property
+    def evaluation_files(self) -> tuple[str, ...]:
+        """The model file of :attr:`evaluation`, if it names one (what hosted matches' bots may name too)."""
+        return () if self.evaluation in {m.value for m in Evaluation} else (self.evaluation,)
 
 
 def new_slots(config: ServiceConfig, metrics: Any = None) -> SearchSlots:
@@ -149,12 +158,16 @@ def new_slots(config: ServiceConfig, metrics: Any = None) -> SearchSlots:
                        on_change=None if metrics is None else metrics.in_flight)
 
 
-def service_options(algorithm: str, players: int, limits: Mapping[str, Any]) -> SearchOptions:
+def service_options(algorithm: str, players: int, limits: Mapping[str, Any],
+                    evaluation: str = "handmade") -> SearchOptions:
     """The Advisor's search settings for a game of ``players`` under the request's ``limits`` (settings by name):
     the ``product`` profile for the MO-ISMCTS, the ``default`` one for ``pimc`` (the baseline keeps the plain
-    playouts and the sharp evaluation), resolved by :func:`feudo_ai.settings.resolve`. Local ``feudo advise``
-    uses the same, so its answers match the service's."""
-    return resolve("product" if algorithm == "ismcts" else "default", players, {**limits, "algorithm": algorithm})
+    playouts and the sharp evaluation), resolved by :func:`feudo_ai.settings.resolve`; ``evaluation`` (the
+    operator's ``feudo serve --evaluation``, never a request's) is the MO-ISMCTS's. Local ``feudo advise`` uses
+    the same, so its answers match the service's."""
+    extra = {"evaluation": evaluation} if algorithm == "ismcts" and evaluation != Evaluation.HANDMADE else {}
+    return resolve("product" if algorithm == "ismcts" else "default", players,
+                   {**limits, "algorithm": algorithm, **extra})
 
 
 def status_of(error: Exception) -> grpc.StatusCode | None:
@@ -261,7 +274,7 @@ class AdvisorServicer(apb_grpc.AdvisorServicer):
                          "deadline_s": None if deadline is None else round(deadline - time.monotonic(), 3)})
         return service_options(algorithm, players, dict(
             iterations=iterations, seconds=seconds, deadline=deadline, threads=threads, seed=int(limits.seed),
-            max_nodes=max_nodes, nice=cfg.search_nice))
+            max_nodes=max_nodes, nice=cfg.search_nice), evaluation=cfg.evaluation)
 
     def _position(self, position: gpb.Position, seat: int, call: CallLog, check: bool = False,
                   info: dict | None = None) -> tuple[ObservedPosition, str | None]:

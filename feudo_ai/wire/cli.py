@@ -66,6 +66,9 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--threads", type=int, default=None, help="search threads (default 1)")
     p.add_argument("--seed", type=int, default=0, help="search seed (default 0)")
     p.add_argument("--algorithm", choices=("ismcts", "pimc"), default=None, help="search algorithm (default ismcts)")
+    p.add_argument("--evaluation", default="handmade", metavar="handmade|learned|FILE",
+                   help="the MO-ISMCTS's evaluation: handmade (default), learned (the shipped model) or a model "
+                        "file (feudo train's output); local searches only")
     p.add_argument("--token-file", default=None, help="with --server: file holding the API token")
     p.add_argument("--tls-ca", default=None, help="with --server: PEM file of the CA or server certificate: TLS")
     p.set_defaults(func=cmd_advise)
@@ -134,6 +137,9 @@ def cmd_advise(args: argparse.Namespace) -> int:
     if args.server:
         from feudo_ai.client import AdvisorClient, AdvisorError
 
+        if args.evaluation != "handmade":
+            raise ValueError("--evaluation: the server's operator chooses its evaluation (feudo serve --evaluation); "
+                             "use it without --server")
         token = None
         if args.token_file:
             token = _read_file(args.token_file).strip()
@@ -152,7 +158,8 @@ def cmd_advise(args: argparse.Namespace) -> int:
         iterations = args.iterations
         algorithm = args.algorithm or "ismcts"
         options = service_options(algorithm, observed.game.num_players, dict(
-            iterations=iterations, seconds=args.seconds, threads=args.threads or 1, seed=args.seed))
+            iterations=iterations, seconds=args.seconds, threads=args.threads or 1, seed=args.seed),
+            evaluation=args.evaluation)
         advice = advise(prepared, args.seat, options)
     if args.json:
         print(json.dumps(advice.to_dict(), indent=2))
@@ -216,6 +223,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"node pool of a search worker, 64 bytes a node (default {d.max_nodes})")
     p.add_argument("--max-message-bytes", type=int, default=d.max_message_bytes,
                    help=f"largest request or response (default {d.max_message_bytes})")
+    p.add_argument("--evaluation", default=d.evaluation, metavar="handmade|learned|FILE",
+                   help="the evaluation of the Advisor's MO-ISMCTS and the hints: handmade (default), learned (the "
+                        "shipped model) or a model file (feudo train's output, checked at start-up); a hosted "
+                        "match's bot spec may name that file (ismcts:evaluation=FILE), and no other")
     p.add_argument("--grace", type=float, default=10.0,
                    help="seconds calls in flight get at shutdown; bot searches are cancelled at once (default 10)")
     p.add_argument("--drain-delay", type=float, default=0.0,
@@ -296,7 +307,8 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
     config = ServiceConfig(max_iterations=args.max_iterations, max_seconds=args.max_seconds,
                            max_threads=args.max_threads, max_concurrent_searches=args.max_concurrent,
                            max_search_threads=args.max_search_threads, search_nice=args.search_nice,
-                           max_message_bytes=args.max_message_bytes, max_nodes=args.max_nodes)
+                           max_message_bytes=args.max_message_bytes, max_nodes=args.max_nodes,
+                           evaluation=args.evaluation)
     return ServerSettings(address=args.address, config=config, tls_cert=_read(args.tls_cert, "--tls-cert"),
                           tls_key=_read(args.tls_key, "--tls-key"), token=token, metrics_port=args.metrics_port,
                           db=args.db, db_pool=args.db_pool, bot_lease_seconds=args.bot_lease_seconds,

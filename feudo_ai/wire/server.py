@@ -146,7 +146,8 @@ class FeudoServer:
         self.servicer = AdvisorServicer(cfg, self.metrics, self.slots)
         apb_grpc.add_AdvisorServicer_to_server(self.servicer, self.server)
         bot_limits = BotLimits(max_seconds=cfg.max_seconds, max_iterations=cfg.max_iterations,
-                               max_threads=cfg.max_threads, max_nodes=cfg.max_nodes, nice=cfg.search_nice)
+                               max_threads=cfg.max_threads, max_nodes=cfg.max_nodes, nice=cfg.search_nice,
+                               evaluation_files=cfg.evaluation_files)
         self.matches = MatchService(s.db or ":memory:", max_matches=s.max_matches, idle_seconds=s.match_idle_seconds,
                                     finished_seconds=s.finished_retention_seconds, bot_limits=bot_limits,
                                     slots=self.slots, db_pool=s.db_pool, lease_seconds=s.bot_lease_seconds)

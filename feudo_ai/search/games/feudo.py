@@ -59,13 +59,18 @@ class FeudoAdapter:
     def search_game(self, prepared: PreparedPosition, opts) -> Any:
         from feudo_ai import _feudo_game  # compiled; only the C backend asks for it
 
-        value = None
+        value, evaluation = None, str(opts.evaluation)
         if opts.evaluation == Evaluation.LEARNED:
             from feudo_ai.experimental.value import c_model  # experimental: only a search that asks for it loads it
 
             value = c_model()  # the shipped model (feudo_ai/data/value_v1.json), validated once per process
+        elif opts.evaluation != Evaluation.HANDMADE:
+            from feudo_ai.experimental.value import c_model_file
+
+            value = c_model_file(opts.evaluation)  # a model file's path: read and validated once per process
+            evaluation = Evaluation.LEARNED.value
         return _feudo_game.FeudoGame(prepared.core(), prepared.seat, sampler=str(opts.sampler),
-                                     temperature=float(opts.temperature), evaluation=str(opts.evaluation),
+                                     temperature=float(opts.temperature), evaluation=evaluation,
                                      value=value, margin_weight=float(opts.margin_weight),
                                      margin_temperature=float(opts.margin_temperature),
                                      playout_greedy=float(opts.playout_greedy))
