@@ -304,6 +304,18 @@ def test_a_bad_evaluation_path_is_refused_naming_evaluation(tmp_path) -> None:
         SearchOptions(evaluation=str(good), backend="python")
 
 
+def test_a_model_without_the_games_player_count_is_refused(tmp_path) -> None:
+    """A model trained on 2-player games only (the shipped MLP) has uniform rewards in 3 and 4 players: a search
+    of those is refused, naming evaluation, rather than searching blind."""
+    shipped = str(value.DEFAULT_MODEL_PATH.parent / "value_mlp_v1.json")
+    assert value.model_file(shipped).meta["training"]["untrained_players"] == [3, 4]
+    state = find_position(lambda s: s.turn >= 2 and s.phase == Phase.MOVE and len(s.legal_actions()) > 2, players=4)
+    with pytest.raises(ValueError, match="^evaluation: .*without 4-player games"):
+        advise(state, options=SearchOptions(iterations=50, evaluation=shipped))
+    two = _decision()
+    assert advise(two, options=SearchOptions(iterations=50, evaluation=shipped)).alternatives
+
+
 def test_a_model_file_is_read_once_until_it_changes(tmp_path) -> None:
     path = _write(tmp_path, _random_mlp(1))
     a = value.model_file(path)
