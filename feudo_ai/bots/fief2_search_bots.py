@@ -47,12 +47,12 @@ class Fief2PIMCBot(Fief2ISMCTSBot):
     frozen = True
 
 
-HARD_ITERATIONS = 300  # the ``hard`` level's search budget a decision (about 0.03 s at 4 families)
+HARD_ITERATIONS = 300  # the ``hard`` level's search budget a decision
 
 
 def hard_bot(seed: int = 0, **params) -> Fief2ISMCTSBot:
-    """The ``hard`` level: ``ismcts`` at :data:`HARD_ITERATIONS` iterations a decision (docs/fief2-bots.md: it beats
-    ``medium``)."""
+    """The ``hard`` level: ``ismcts`` at :data:`HARD_ITERATIONS` iterations a decision (docs/fief2-bots.md,
+    "Strength": measured against ``medium``)."""
     bot = Fief2ISMCTSBot(seed, **{"iterations": HARD_ITERATIONS, **params})
     bot.name = "hard"
     return bot
@@ -60,7 +60,7 @@ def hard_bot(seed: int = 0, **params) -> Fief2ISMCTSBot:
 
 def max_bot(seed: int = 0, **params) -> Fief2ISMCTSBot:
     """The ``max`` level: ``ismcts`` as the product plays it (profile ``fief2-product``: 1,000 iterations a
-    decision, about 0.1 s at 4 families; docs/fief2-bots.md: it beats ``hard``)."""
+    decision; docs/fief2-bots.md, "Strength": measured against ``hard``)."""
     bot = Fief2ISMCTSBot(seed, **params)
     bot.name = "max"
     return bot
