@@ -39,7 +39,8 @@ __all__ = [
     "Algorithm", "Backend", "Playout", "Sampler", "Evaluation", "Engine",
     "Limits", "SearchParams", "GameSettings", "Experimental", "SearchOptions", "FIELDS", "CONSTRAINTS",
     "DEFAULT_ITERATIONS", "MAX_ITERATIONS", "MAX_SECONDS", "MAX_THREADS", "MAX_NICE", "MAX_C", "MAX_TEMPERATURE",
-    "MAX_PRIOR_WEIGHT", "MAX_PLAYOUT_TURNS", "NODE_BYTES", "node_bytes", "MAX_SEARCH_BYTES", "MAX_NODES", "MAX_PY_NODES",
+    "MAX_PRIOR_WEIGHT", "MAX_PLAYOUT_TURNS", "NODE_BYTES", "node_bytes", "MAX_SEARCH_BYTES", "MAX_NODES",
+    "MAX_PY_NODES",
     "MAX_WORLDS", "PROFILES", "LEVELS", "profile_names", "profile_base", "resolve",
 ]
 

@@ -35,10 +35,10 @@ selections apart early in a turn (nothing has happened yet when the leaf is eval
 the turn resolves the reveals, moves and attacks they lead to. ``"random"`` plays to the end of the game (R19
 returns). Why these defaults, and the measured speed and strength: ``docs/search.md``.
 
-The node pool holds ``max_nodes`` nodes per worker (64 bytes each, 80 in 6-player games); the trees grow by about 4 nodes an
-iteration, and the default pool is sized to the budget (8 per iteration, or :data:`TIMED_MAX_NODES` for a
-timed search). A full pool never stops the search; with ``recycle`` (the default) its least-travelled half is
-freed and the trees go on growing, else they stop growing; ``advice.stats.pool_full`` says whether it filled,
+The node pool holds ``max_nodes`` nodes per worker (64 bytes each, 80 in 6-player games); the trees grow by
+about 4 nodes an iteration, and the default pool is sized to the budget (8 per iteration, or
+:data:`TIMED_MAX_NODES` for a timed search). A full pool never stops the search; with ``recycle`` (off by
+default) its least-travelled half is freed and the trees go on growing, else they stop growing; ``advice.stats.pool_full`` says whether it filled,
 ``advice.stats.recycled`` how often it was recycled.
 """
 
