@@ -24,6 +24,7 @@ import logging
 import re
 import threading
 import time
+from abc import ABC, abstractmethod
 from typing import Any
 
 from feudo_ai.bounded import quoted
@@ -56,7 +57,7 @@ def check_lifetimes(idle_seconds: Any, finished_seconds: Any, max_matches: Any) 
         raise ValueError(f"max_matches: expected a positive integer, got {max_matches!r}")
 
 
-class HostedMatches:
+class HostedMatches(ABC):
     """One game's hosted matches: the store, the matches in memory, retention and listing (see the module)."""
 
     game: str  # the store's key of this service's matches
@@ -73,13 +74,13 @@ class HostedMatches:
     unloadable: dict[str, str]  # match id -> why it could not be loaded (it stays in the store)
 
     # -- what the game gives --------------------------------------------------------------------------------
+    @abstractmethod
     def _load(self, stored) -> Any:
         """Replay a stored match into memory and start its bots (None: it cannot be loaded, logged)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _waits_for_bot(self, m: Any) -> bool:
         """Whether a bot seat of ``m`` is to act (such a match is never idle)."""
-        raise NotImplementedError
 
     def _retired(self, m: Any) -> None:
         """``m`` was just retired from memory: stop its bots."""
