@@ -479,11 +479,7 @@ class Fief2MatchService(HostedMatches):
                         yield {"end": m.end()}
                     return
                 if stale:  # retired meanwhile: go on with the match loaded back
-                    with m.lock:
-                        m.watchers -= 1
-                    m = self._match(m.id)
-                    with m.lock:
-                        m.watchers += 1
+                    m = self._watch_again(m)
         finally:
             with m.lock:
                 m.watchers -= 1

@@ -162,6 +162,15 @@ class HostedMatches(ABC):
                 log.exception("retention sweep failed")
 
     # -- matches --------------------------------------------------------------------------------------------
+    def _watch_again(self, m: Any) -> Any:
+        """A watched match retired meanwhile: the same match loaded back, the watcher counted there instead."""
+        with m.lock:
+            m.watchers -= 1
+        m = self._match(m.id)
+        with m.lock:
+            m.watchers += 1
+        return m
+
     def _match(self, match_id: Any) -> Any:
         """The live match of that id, loaded back from the store if it is not in memory (retired, or created on
         another replica). The id is checked first (:func:`check_match_id`)."""

@@ -530,11 +530,7 @@ class MatchService(HostedMatches):
                 if self._closed.is_set() or (cancel is not None and cancel.is_set()):
                     return
                 if stale:  # retired meanwhile: go on with the match loaded back
-                    with m.lock:
-                        m.watchers -= 1
-                    m = self._match(m.id)
-                    with m.lock:
-                        m.watchers += 1
+                    m = self._watch_again(m)
         finally:
             with m.lock:
                 m.watchers -= 1
