@@ -214,6 +214,8 @@ def strength_ii_pairings(quick: bool) -> list[dict]:
 # The MLP evaluation of feudo train --model mlp (docs/search.md, "The learned evaluation"), relative to the
 # repository's root, where the benchmark runs
 MLP_MODEL = "feudo_ai/data/value_mlp_v1.json"
+# its 4-player counterpart, trained on the product's own 4-player games (where the product reads an evaluation)
+MLP_4P_MODEL = "feudo_ai/data/value_mlp_4p_v1.json"
 
 
 def learned_pairings(quick: bool) -> list[dict]:
@@ -228,6 +230,10 @@ def learned_pairings(quick: bool) -> list[dict]:
       the same budget, and at equal time (0.1 s a decision);
     - the product's ``ismcts`` (playouts to the end of the game) at the same budget: can a truncated playout
       with the learned evaluation stand in for the playout to the end (about 20 CPU s a game)?
+
+    And in 4 players, where the product itself plays one more turn and reads the hand-made evaluation (with the
+    wide margin mixed in), the product with :data:`MLP_4P_MODEL` instead against three ``ismcts-v2`` at equal time
+    (0.1 s a decision, about 39 CPU s a game; fair share 0.25).
     """
     n = 4 if quick else 100
     it = 2000
@@ -245,6 +251,9 @@ def learned_pairings(quick: bool) -> list[dict]:
         {"name": "ismcts mlp vs ismcts-v2 (2p, equal time 0.1 s)",
          "a": f"ismcts:seconds=0.1:playout_turns=1:evaluation={MLP_MODEL}", "b": "ismcts-v2:seconds=0.1",
          "players": 2, "games": n, "equal_time": True},
+        {"name": "ismcts mlp vs 3 ismcts-v2 (4p, equal time 0.1 s)",
+         "a": f"ismcts:seconds=0.1:evaluation={MLP_4P_MODEL}", "b": "ismcts-v2:seconds=0.1", "players": 4,
+         "games": n, "equal_time": True},
     ]
 
 

@@ -337,3 +337,31 @@ def test_provenance_backfill_checks_instead_of_overwriting(tmp_path) -> None:
                 str(path)).returncode == 0  # checked
     out = _run("benchmarks/provenance.py", "--commit", head, "--command", "python other.py", str(path))
     assert out.returncode == 2 and str(path) in out.stderr
+
+
+def test_every_strength_pairing_names_bots_that_can_play_its_player_count() -> None:
+    """A pairing of any suite whose bot could not play (a bad spec, a model file missing or trained without the
+    pairing's player count) would fail only hours into a run: every one is resolved here, each model file checked
+    the way the search checks it before its first decision."""
+    import importlib.util
+
+    from feudo_ai.experimental.value import model_file
+
+    spec_ = importlib.util.spec_from_file_location("strength", os.path.join(ROOT, "benchmarks", "strength.py"))
+    strength = importlib.util.module_from_spec(spec_)
+    spec_.loader.exec_module(strength)
+    checked_models = 0
+    for name, suite in strength.SUITES.items():
+        pairs = suite(True, True) if name == "strength-targets" else suite(True)
+        assert pairs, name
+        for pr in pairs:
+            for side in ("a", "b"):
+                strength.played_options(pr[side], pr["players"])  # raises on a bad spec
+                for field in pr[side].split(":")[1:]:
+                    key, _, value = field.partition("=")
+                    if key == "evaluation" and value not in ("handmade", "learned"):
+                        model = model_file(os.path.join(ROOT, value))
+                        untrained = model.meta.get("training", {}).get("untrained_players", [])
+                        assert pr["players"] not in untrained, (name, pr["name"], value)
+                        checked_models += 1
+    assert checked_models >= 6  # the learned suite's MLP pairings, 2 and 4 players
