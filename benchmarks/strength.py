@@ -254,6 +254,10 @@ def learned_pairings(quick: bool) -> list[dict]:
         {"name": "ismcts mlp vs 3 ismcts-v2 (4p, equal time 0.1 s)",
          "a": f"ismcts:seconds=0.1:evaluation={MLP_4P_MODEL}", "b": "ismcts-v2:seconds=0.1", "players": 4,
          "games": n, "equal_time": True},
+        # the model's softmax is calibrated, so nearly flat in 4 players: other temperatures sharpen or flatten it
+        *({"name": f"ismcts mlp temperature {t} vs 3 ismcts-v2 (4p, equal time 0.1 s)",
+           "a": f"ismcts:seconds=0.1:evaluation={MLP_4P_MODEL}:temperature={t}", "b": "ismcts-v2:seconds=0.1",
+           "players": 4, "games": n, "equal_time": True} for t in (0.35, 2.0)),
     ]
 
 
