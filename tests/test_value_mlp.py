@@ -316,6 +316,22 @@ def test_a_model_without_the_games_player_count_is_refused(tmp_path) -> None:
     assert advise(two, options=SearchOptions(iterations=50, evaluation=shipped)).alternatives
 
 
+def test_the_shipped_4_player_mlp_searches_4_players_only_and_deterministically() -> None:
+    """value_mlp_4p_v1.json (docs/search.md, "The shipped MLP"): trained on 4-player games only; a 4-player search
+    with it gives the same advice for the same seed and iterations, a 2-player one is refused."""
+    shipped = str(value.DEFAULT_MODEL_PATH.parent / "value_mlp_4p_v1.json")
+    model = value.model_file(shipped)
+    assert model.kind == "mlp" and model.meta["training"]["untrained_players"] == [2, 3]
+    assert np.any(model.mlp[4].w1 != 0) and not np.any(model.mlp[2].w1 != 0)
+    state = find_position(lambda s: s.turn >= 2 and s.phase == Phase.MOVE and len(s.legal_actions()) > 2, players=4)
+    a = advise(state, options=SearchOptions(iterations=200, seed=7, evaluation=shipped))
+    b = advise(state, options=SearchOptions(iterations=200, seed=7, evaluation=shipped))
+    assert a.alternatives and [x.action for x in a.alternatives] == [x.action for x in b.alternatives]
+    assert [x.visits for x in a.alternatives] == [x.visits for x in b.alternatives]
+    with pytest.raises(ValueError, match="^evaluation: .*without 2-player games"):
+        advise(_decision(), options=SearchOptions(iterations=50, evaluation=shipped))
+
+
 def test_a_model_file_is_read_once_until_it_changes(tmp_path) -> None:
     path = _write(tmp_path, _random_mlp(1))
     a = value.model_file(path)

@@ -559,7 +559,8 @@ def add_parser(sub) -> None:
                     "--jobs. With --model mlp: one hidden layer per player count fitted by Adam with early "
                     "stopping on the held-out games, by expert iteration: --rounds rounds of --games games, round "
                     "k's bots evaluating with the model of the rounds before. The shipped models are "
-                    "feudo_ai/data/value_v1.json and value_mlp_v1.json (docs/search.md: how they were made).")
+                    "feudo_ai/data/value_v1.json, value_mlp_v1.json (2 players) and value_mlp_4p_v1.json (4 "
+                    "players) (docs/search.md: how they were made).")
     p.add_argument("--model", choices=KINDS, default="linear",
                    help="linear (the conditional logit, Newton's method; default) or mlp (one hidden layer, Adam, "
                         "expert iteration over --rounds)")
