@@ -398,6 +398,10 @@ def check_a_staged_attack(page, requests) -> None:
     page.focus("body")
     page.keyboard.press("Enter")
     page.wait_for_function("c => document.body.dataset.actionCount !== c", arg=count, timeout=30000)
+    # the picks go one SubmitAction each, in order: the board may redraw after the first before the last is sent
+    deadline = time.monotonic() + 30
+    while sum(url.endswith("/SubmitAction") for url, _ in requests) < sent + picks + 1 and time.monotonic() < deadline:
+        page.wait_for_timeout(50)  # lets Playwright deliver the request events
     assert sum(url.endswith("/SubmitAction") for url, _ in requests) == sent + picks + 1
 
 
