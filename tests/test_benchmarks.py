@@ -180,14 +180,19 @@ def _git(*args: str) -> str:
     return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
 
 
-def _played_options(spec: str, players: int) -> dict | None:
-    """strength.played_options, in this process: what a new strength run records for ``spec``."""
+def _strength_module():
+    """benchmarks/strength.py, imported in this process (benchmarks/ is not a package)."""
     import importlib.util
 
     spec_ = importlib.util.spec_from_file_location("strength", os.path.join(ROOT, "benchmarks", "strength.py"))
     strength = importlib.util.module_from_spec(spec_)
     spec_.loader.exec_module(strength)
-    return strength.played_options(spec, players)
+    return strength
+
+
+def _played_options(spec: str, players: int) -> dict | None:
+    """strength.played_options, in this process: what a new strength run records for ``spec``."""
+    return _strength_module().played_options(spec, players)
 
 
 def test_record_options_fills_a_run_recorded_before_options_then_checks_it(tmp_path) -> None:
@@ -343,13 +348,9 @@ def test_every_strength_pairing_names_bots_that_can_play_its_player_count() -> N
     """A pairing of any suite whose bot could not play (a bad spec, a model file missing or trained without the
     pairing's player count) would fail only hours into a run: every one is resolved here, each model file checked
     the way the search checks it before its first decision."""
-    import importlib.util
+    from feudo_ai.experimental.value import check_trained_for
 
-    from feudo_ai.experimental.value import model_file
-
-    spec_ = importlib.util.spec_from_file_location("strength", os.path.join(ROOT, "benchmarks", "strength.py"))
-    strength = importlib.util.module_from_spec(spec_)
-    spec_.loader.exec_module(strength)
+    strength = _strength_module()
     checked_models = 0
     for name, suite in strength.SUITES.items():
         pairs = suite(True, True) if name == "strength-targets" else suite(True)
@@ -360,8 +361,6 @@ def test_every_strength_pairing_names_bots_that_can_play_its_player_count() -> N
                 for field in pr[side].split(":")[1:]:
                     key, _, value = field.partition("=")
                     if key == "evaluation" and value not in ("handmade", "learned"):
-                        model = model_file(os.path.join(ROOT, value))
-                        untrained = model.meta.get("training", {}).get("untrained_players", [])
-                        assert pr["players"] not in untrained, (name, pr["name"], value)
+                        check_trained_for(os.path.join(ROOT, value), pr["players"])  # raises
                         checked_models += 1
     assert checked_models >= 6  # the learned suite's MLP pairings, 2 and 4 players

@@ -317,7 +317,7 @@ def test_a_model_without_the_games_player_count_is_refused(tmp_path) -> None:
 
 
 def test_the_shipped_4_player_mlp_searches_4_players_only_and_deterministically() -> None:
-    """value_mlp_4p_v1.json (docs/search.md, "The shipped MLP"): trained on 4-player games only; a 4-player search
+    """value_mlp_4p_v1.json (docs/search.md, "The shipped 4-player MLP"): trained on 4-player games only; a 4-player search
     with it gives the same advice for the same seed and iterations, a 2-player one is refused."""
     shipped = str(value.DEFAULT_MODEL_PATH.parent / "value_mlp_4p_v1.json")
     model = value.model_file(shipped)

@@ -40,7 +40,7 @@ from feudo_ai.evaluate import _danger_set, position_score
 
 __all__ = ["FORMAT", "FORMAT_V1", "KINDS", "MAX_HIDDEN", "MAX_FILE_BYTES", "FEATURE_NAMES", "NUM_FEATURES",
            "PLAYER_COUNTS", "DEFAULT_MODEL_PATH", "MLPLayer", "ValueModel", "features", "load_model",
-           "model_from_dict", "default_model", "c_model", "model_file", "c_model_file"]
+           "model_from_dict", "default_model", "c_model", "model_file", "check_trained_for", "c_model_file"]
 
 FORMAT = "feudo-value/2"  # the weights file's format (bumped when the features or the model change)
 FORMAT_V1 = "feudo-value/1"  # the linear model's earlier format, still read (and written for a linear model)
@@ -422,6 +422,14 @@ def model_file(path: str | Path) -> ValueModel:
     """The validated model of a file, read once per process (again when its mtime or size changes);
     :raises ValueError: unreadable, too large, not JSON or not a model (naming the field)."""
     return _file_entry(path)[0]
+
+
+def check_trained_for(path: str | Path, players: int) -> None:
+    """Refuse a model file trained without ``players``-player games: its rewards there would be uniform, a search
+    that could not tell moves apart. :raises ValueError: naming ``evaluation``."""
+    if players in model_file(path).meta.get("training", {}).get("untrained_players", []):
+        raise ValueError(f"evaluation: the model {path} was trained without {players}-player games; train one with "
+                         "them (feudo train --players)")
 
 
 def c_model_file(path: str | Path):

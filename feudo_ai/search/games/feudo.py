@@ -65,13 +65,9 @@ class FeudoAdapter:
 
             value = c_model()  # the shipped model (feudo_ai/data/value_v1.json), validated once per process
         elif opts.evaluation != Evaluation.HANDMADE:
-            from feudo_ai.experimental.value import c_model_file, model_file
+            from feudo_ai.experimental.value import c_model_file, check_trained_for
 
-            players = prepared.game.num_players
-            untrained = model_file(opts.evaluation).meta.get("training", {}).get("untrained_players", [])
-            if players in untrained:  # its rewards would be uniform: a search that could not tell moves apart
-                raise ValueError(f"evaluation: the model {opts.evaluation} was trained without {players}-player "
-                                 "games; train one with them (feudo train --players)")
+            check_trained_for(opts.evaluation, prepared.game.num_players)
             value = c_model_file(opts.evaluation)  # a model file's path: read and validated once per process
             evaluation = Evaluation.LEARNED.value
         return _feudo_game.FeudoGame(prepared.core(), prepared.seat, sampler=str(opts.sampler),
