@@ -233,7 +233,8 @@ def learned_pairings(quick: bool) -> list[dict]:
 
     And in 4 players, where the product itself plays one more turn and reads the hand-made evaluation (with the
     wide margin mixed in), the product with :data:`MLP_4P_MODEL` instead against three ``ismcts-v2`` at equal time
-    (0.1 s a decision, about 39 CPU s a game; fair share 0.25).
+    (0.1 s a decision, about 39 CPU s a game; fair share 0.25), also at other temperatures and mixed half and half
+    with the product's hand-made evaluation (``handmade_weight=0.5``, the hand-made part with its margin).
     """
     n = 4 if quick else 100
     it = 2000
@@ -251,6 +252,10 @@ def learned_pairings(quick: bool) -> list[dict]:
         {"name": "ismcts mlp vs ismcts-v2 (2p, equal time 0.1 s)",
          "a": f"ismcts:seconds=0.1:playout_turns=1:evaluation={MLP_MODEL}", "b": "ismcts-v2:seconds=0.1",
          "players": 2, "games": n, "equal_time": True},
+        # and with the seat's tree kept between its decisions (reuse_tree), which the cheaper iterations feed
+        {"name": "ismcts mlp reuse vs ismcts-v2 (2p, equal time 0.1 s)",
+         "a": f"ismcts:seconds=0.1:playout_turns=1:evaluation={MLP_MODEL}:reuse_tree=true",
+         "b": "ismcts-v2:seconds=0.1", "players": 2, "games": n, "equal_time": True},
         {"name": "ismcts mlp vs 3 ismcts-v2 (4p, equal time 0.1 s)",
          "a": f"ismcts:seconds=0.1:evaluation={MLP_4P_MODEL}", "b": "ismcts-v2:seconds=0.1", "players": 4,
          "games": n, "equal_time": True},
@@ -258,6 +263,10 @@ def learned_pairings(quick: bool) -> list[dict]:
         *({"name": f"ismcts mlp temperature {t} vs 3 ismcts-v2 (4p, equal time 0.1 s)",
            "a": f"ismcts:seconds=0.1:evaluation={MLP_4P_MODEL}:temperature={t}", "b": "ismcts-v2:seconds=0.1",
            "players": 4, "games": n, "equal_time": True} for t in (0.35, 2.0)),
+        # half the model's rewards, half the product's own 4-player evaluation (hand-made, with its wide margin)
+        {"name": "ismcts mlp mixed half with handmade vs 3 ismcts-v2 (4p, equal time 0.1 s)",
+         "a": f"ismcts:seconds=0.1:evaluation={MLP_4P_MODEL}:handmade_weight=0.5:margin_weight=0.5",
+         "b": "ismcts-v2:seconds=0.1", "players": 4, "games": n, "equal_time": True},
     ]
 
 

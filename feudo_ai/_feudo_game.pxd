@@ -36,6 +36,7 @@ ctypedef struct FeudoCtx:
     double playout_greedy   # probability in [0, 1] that a playout's Move/March/Advance/Milady is the greedy pick
     int evaluation          # EVAL_*: what evaluates the end of a truncated playout
     const ValueWeightsC* value  # EVAL_LEARNED: the weights (kept alive by FeudoGame.value_weights); else NULL
+    double handmade_weight  # EVAL_LEARNED: weight in [0, 1] of the hand-made rewards (with their margin) mixed in
 
 
 ctypedef struct MoveScorer:

@@ -799,9 +799,16 @@ cdef void _f_determinize(const void* ctx, void* s, int seat, Rng* rng, int64_t* 
 cdef void _f_evaluate(const void* ctx, const void* s, double* out) noexcept nogil:
     cdef const FeudoCtx* F = <const FeudoCtx*>ctx
     cdef double score[MAX_PLAYERS]
+    cdef double hand[MAX_PLAYERS]
+    cdef double w = F.handmade_weight
+    cdef int p
     if F.evaluation == EVAL_LEARNED and (<const CoreStateC*>s).phase != PH_TERMINAL:
         _position_scores(<const CoreStateC*>s, F.g, score)  # a feature of the learned model
         value_rewards(F.value, <const CoreStateC*>s, F.g, score, F.temperature, out)
+        if w > 0.0:  # the model's rewards and the hand-made ones, mixed (handmade_weight)
+            _evaluate(<const CoreStateC*>s, F.g, F.temperature, F.margin_weight, F.margin_temperature, hand)
+            for p in range(F.g.num_players):
+                out[p] = (1.0 - w) * out[p] + w * hand[p]
         return
     _evaluate(<const CoreStateC*>s, F.g, F.temperature, F.margin_weight, F.margin_temperature, out)
 
@@ -832,13 +839,15 @@ cdef class FeudoGame(SearchGame):
     evaluation's softmax at the start of the game (learned: the divisor of the utilities); ``evaluation``: "handmade" (that softmax) or "learned" (the
     model whose C weights ``value`` is, :func:`feudo_ai.value.c_model`); ``margin_weight`` in [0, 1] and
     ``margin_temperature`` (> 0): the wide softmax mixed into the handmade rewards (:c:func:`_evaluate`);
-    ``playout_greedy`` in [0, 1]: the share of the playouts' moves that are the greedy pick. Options are validated by
+    ``playout_greedy`` in [0, 1]: the share of the playouts' moves that are the greedy pick; ``handmade_weight`` in
+    [0, 1], learned only: the rewards are (1 - w) times the model's plus w times the hand-made ones (same
+    ``temperature``, with their margin). Options are validated by
     :meth:`feudo_ai.settings.SearchOptions.validate`; this checks only what would be unsafe in C.
     """
 
     def __init__(self, CoreState state not None, int seat, str sampler="uniform", double temperature=1.0,
                  str evaluation="handmade", ValueWeights value=None, double margin_weight=0.0,
-                 double margin_temperature=4.0, double playout_greedy=0.0):
+                 double margin_temperature=4.0, double playout_greedy=0.0, double handmade_weight=0.0):
         cdef const CoreGame* g = state.compiled.g
         if sampler not in SAMPLERS:
             raise ValueError(f"sampler: expected one of {', '.join(SAMPLERS)}, got {sampler!r}")
@@ -849,6 +858,8 @@ cdef class FeudoGame(SearchGame):
         _check_evaluation(temperature, margin_weight, margin_temperature)
         if not 0.0 <= playout_greedy <= 1.0:
             raise ValueError(f"playout_greedy: expected a probability in [0, 1], got {playout_greedy!r}")
+        if not 0.0 <= handmade_weight <= 1.0:
+            raise ValueError(f"handmade_weight: expected a number in [0, 1], got {handmade_weight!r}")
         if g.num_players > MAX_OBSERVERS:
             raise ValueError(f"players: the search takes at most {MAX_OBSERVERS}, got {g.num_players}")
         self.ctx.g = g
@@ -860,6 +871,7 @@ cdef class FeudoGame(SearchGame):
         self.ctx.evaluation = EVALUATIONS[evaluation]
         self.value_weights = value if evaluation == "learned" else None
         self.ctx.value = &value.c if evaluation == "learned" else NULL
+        self.ctx.handmade_weight = handmade_weight if evaluation == "learned" else 0.0
         self.owner = state.compiled  # keeps ctx.g alive
         self.game = state.game
         self.c.ctx = &self.ctx
@@ -882,6 +894,15 @@ cdef class FeudoGame(SearchGame):
         self.c.truncate = _f_truncate
         self.c.prior = _f_prior
         self._set_root(&state.s, seat)
+
+    def leaf_rewards(self, CoreState state not None):
+        """The rewards the search scores ``state`` with at the end of a playout (this game's evaluation and its
+        settings; a terminal state's R19 returns), for the tests. ``state`` must be of this game's ruleset and map."""
+        cdef double out[MAX_PLAYERS]
+        if state.compiled.g != self.ctx.g:
+            raise ValueError("state: expected a state of this game's ruleset and map")
+        _f_evaluate(&self.ctx, &state.s, out)
+        return [out[p] for p in range(self.ctx.g.num_players)]
 
     def beliefs(self, counts, long long worlds):
         """{opponent: {"army": [P(card t selected)], "trade": [P(trading card c selected)]}} from the belief
@@ -1014,6 +1035,7 @@ def determinize(CoreState state, int seat, unsigned long long seed, str sampler=
     F.playout_greedy = 0.0
     F.evaluation = EVAL_HANDMADE
     F.value = NULL
+    F.handmade_weight = 0.0
     rng_seed(&rng, seed)
     _determinize(&F, &out.s, seat, &rng, NULL)
     return out

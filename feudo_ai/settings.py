@@ -180,6 +180,9 @@ class Experimental:
     # "learned": the shipped model of feudo_ai.experimental.value (C only); or the path of a model file (a str,
     # validated when the options are made: feudo_ai.experimental.value.model_file)
     evaluation: Evaluation | str = Evaluation.HANDMADE
+    # with a learned evaluation: its rewards are (1 - handmade_weight) x the model's + handmade_weight x the
+    # hand-made evaluation's (the same temperature, with the margin if margin_weight is set); 0: the model alone
+    handmade_weight: float = 0.0
     # the tree's action prior (C only): UCB1 gets + prior_weight * P(a) / (1 + n_a), P the softmax (temperature
     # prior_temperature) of the game's one-ply scores; 0: no prior
     prior_weight: float = 0.0
@@ -284,6 +287,7 @@ CONSTRAINTS: dict[str, _Range | _Flag | _EvaluationRule] = {
     "temperature": _Range("real", 0, MAX_TEMPERATURE, open_lo=True),
     "margin_weight": _Range("real", 0, 1, hint="0: the sharp softmax alone"),
     "margin_temperature": _Range("real", 0, MAX_TEMPERATURE, open_lo=True),
+    "handmade_weight": _Range("real", 0, 1, hint="0: the learned evaluation alone"),
     "prior_weight": _Range("real", 0, MAX_PRIOR_WEIGHT, hint="0: no prior"),
     "prior_temperature": _Range("real", 0, MAX_TEMPERATURE, open_lo=True),
     "recycle": _Flag("recycle a full node pool; false: a full pool stops the trees growing"),
@@ -372,9 +376,12 @@ class SearchOptions:
                              "runs in C)")
         if self.prior_weight and backend != Backend.C:
             raise ValueError("prior_weight: the action prior is only available with backend='c' (it runs in C)")
-        if self.margin_weight and self.evaluation != Evaluation.HANDMADE:
+        if self.handmade_weight and self.evaluation == Evaluation.HANDMADE:
+            raise ValueError("handmade_weight: mixes the handmade evaluation into a learned one; use 0 with "
+                             "evaluation='handmade'")
+        if self.margin_weight and self.evaluation != Evaluation.HANDMADE and not self.handmade_weight:
             raise ValueError("margin_weight: mixes a wide softmax into the handmade evaluation only; use 0 with "
-                             f"evaluation={self.evaluation!r}")
+                             f"evaluation={self.evaluation!r} (or mix the handmade one in: handmade_weight)")
         if self.playout_greedy and backend != Backend.C:
             raise ValueError("playout_greedy: the greedy playout moves are only available with backend='c' (they "
                              "run in C)")

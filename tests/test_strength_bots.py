@@ -60,10 +60,12 @@ def test_v1_options_are_the_defaults_recorded_at_bf7be3f() -> None:
     was the hand-made one, the only one there was, and the tree had no action prior: prior_weight 0 is the search
     of then, bit for bit; no margin term either: margin_weight 0 is that evaluation, bit for bit; the playouts
     were uniform but for attacks: playout_greedy 0 is that playout, bit for bit; a full node pool stopped the trees
-    growing, recycle false; every search started afresh, reuse_tree false)."""
+    growing, recycle false; every search started afresh, reuse_tree false; nothing mixed into the hand-made
+    evaluation, handmade_weight 0, which only a learned one reads)."""
     assert V1_OPTIONS == {"c": 0.2, "exp3_gamma": 0.15, "playout": "truncated", "playout_turns": 0,
                                       "sampler": "uniform", "temperature": 1.0, "worlds": 8, "max_nodes": None,
-                                      "threads": 1, "evaluation": "handmade", "prior_weight": 0.0,
+                                      "threads": 1, "evaluation": "handmade", "handmade_weight": 0.0,
+                                      "prior_weight": 0.0,
                                       "prior_temperature": 1.0, "margin_weight": 0.0, "margin_temperature": 4.0,
                                       "playout_greedy": 0.0, "recycle": False, "reuse_tree": False}
     for name in ("ismcts-v1", "pimc"):

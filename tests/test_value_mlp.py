@@ -403,3 +403,59 @@ def test_a_server_never_opens_a_model_file_a_client_names(tmp_path, monkeypatch)
         svc.close()
     with pytest.raises(InvalidArgument, match="allowed: none"):
         BotLimits().check_files(f"ismcts:evaluation={allowed}", "seats[0]")
+
+
+# --- handmade_weight: the hand-made evaluation mixed into a learned one -------------------------------------------
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_handmade_weight_mixes_the_two_evaluations_rewards(players: int) -> None:
+    """The search's leaf rewards with a learned model and handmade_weight w are (1 - w) x the model's rewards
+    (checked against numpy) plus w x the hand-made ones (checked against evaluate_state, itself checked against
+    feudo_ai.evaluate), the hand-made part with its margin; w 0 is the model alone, bit for bit."""
+    model = _random_mlp(players + 20)
+    weights = value.c_model(model)
+    checked = 0
+    for state in _random_positions(players, 31):
+        def leaf(w: float, margin: float = 0.0) -> np.ndarray:
+            game = _feudo_game.FeudoGame(state.clone(), 0, evaluation="learned", value=weights,
+                                         margin_weight=margin, handmade_weight=w)
+            return np.array(game.leaf_rewards(state))
+        learned = np.array(model.rewards(state))
+        hand = np.array(_feudo_game.evaluate_state(state)[1])
+        wide = np.array(_feudo_game.evaluate_state(state, 1.0, 0.5, 4.0)[1])
+        assert list(leaf(0.0)) == _feudo_game.learned_rewards(state, weights)
+        np.testing.assert_allclose(leaf(0.0), learned, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(leaf(0.3), 0.7 * learned + 0.3 * hand, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(leaf(1.0), hand, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(leaf(0.5, 0.5), 0.5 * learned + 0.5 * wide, rtol=0, atol=1e-9)
+        assert abs(leaf(0.3).sum() - 1.0) < 1e-9
+        checked += 1
+    assert checked > 10
+    with pytest.raises(ValueError, match="^handmade_weight: expected a number in \\[0, 1\\]"):
+        _feudo_game.FeudoGame(new_fast_game(players=2, seed=1), 0, evaluation="learned", value=weights,
+                              handmade_weight=1.5)
+
+
+def test_handmade_weight_one_searches_as_the_handmade_evaluation(tmp_path) -> None:
+    """Through SearchOptions and a bot spec: a learned model with handmade_weight 1 gives exactly the hand-made
+    evaluation's advice (same seed and iterations), 0.5 gives other advice, and the settings are validated
+    naming the field."""
+    mlp = str(_write(tmp_path, _random_mlp(9)))
+    state = _decision()
+    base = SearchOptions(iterations=400, seed=3, playout_turns=1)
+    hand = advise(state, options=base)
+    assert advice_key(advise(state, options=base.replace(evaluation=mlp, handmade_weight=1.0))) == advice_key(hand)
+    half = advise(state, options=base.replace(evaluation=mlp, handmade_weight=0.5))
+    assert [x.win_probability for x in half.alternatives] != [x.win_probability for x in hand.alternatives]
+    spec = f"ismcts:iterations=300:playout_turns=1:evaluation={mlp}:handmade_weight=0.5:margin_weight=0.5"
+    bot = make_bot(spec, 5)
+    assert (bot.options_for(4).handmade_weight, bot.options_for(4).margin_weight) == (0.5, 0.5)
+    assert bot(state) == make_bot(spec, 5)(state) and bot(state) in state.legal_actions()
+    with pytest.raises(ValueError, match="^handmade_weight: mixes the handmade evaluation into a learned one"):
+        SearchOptions(handmade_weight=0.5)
+    with pytest.raises(ValueError, match="^handmade_weight: expected"):
+        SearchOptions(evaluation=mlp, handmade_weight=2)
+    with pytest.raises(ValueError, match="^margin_weight: .*handmade_weight"):
+        SearchOptions(evaluation=mlp, margin_weight=0.5)
+    with pytest.raises(ValueError, match="handmade_weight"):
+        make_bot("ismcts:handmade_weight=0.5", 1)

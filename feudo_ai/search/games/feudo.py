@@ -74,7 +74,8 @@ class FeudoAdapter:
                                      temperature=float(opts.temperature), evaluation=evaluation,
                                      value=value, margin_weight=float(opts.margin_weight),
                                      margin_temperature=float(opts.margin_temperature),
-                                     playout_greedy=float(opts.playout_greedy))
+                                     playout_greedy=float(opts.playout_greedy),
+                                     handmade_weight=float(opts.handmade_weight))
 
     def beliefs(self, prepared: PreparedPosition, game: Any, counts: Sequence[int] | None,
                 worlds: int) -> tuple[CardBelief, ...]:
