@@ -328,13 +328,20 @@ cdef void _evaluate(const CoreStateC* s, const CoreGame* g, double temperature, 
     gradient at any margin: gaining a VP is always worth something. A terminal state keeps its exact R19 returns.
     m = 0: exactly the rewards of before (the wide softmax is not computed)."""
     cdef double score[MAX_PLAYERS]
-    cdef double wide[MAX_PLAYERS]
-    cdef double total, temp, left, wtotal
-    cdef int p, n = g.num_players
     if s.phase == PH_TERMINAL:
         core_returns(s, g, out)
         return
     _position_scores(s, g, score)
+    _evaluate_scores(s, g, score, temperature, margin_weight, margin_temperature, out)
+
+
+cdef void _evaluate_scores(const CoreStateC* s, const CoreGame* g, const double* score, double temperature,
+                           double margin_weight, double margin_temperature, double* out) noexcept nogil:
+    """:c:func:`_evaluate` of a state that is not terminal, from its position scores already computed (the
+    learned evaluation computes them too, so a mix of the two computes them once)."""
+    cdef double wide[MAX_PLAYERS]
+    cdef double total, temp, left, wtotal
+    cdef int p, n = g.num_players
     left = g.turns - s.turn + 1
     if left < 0:
         left = 0
@@ -806,7 +813,8 @@ cdef void _f_evaluate(const void* ctx, const void* s, double* out) noexcept nogi
         _position_scores(<const CoreStateC*>s, F.g, score)  # a feature of the learned model
         value_rewards(F.value, <const CoreStateC*>s, F.g, score, F.temperature, out)
         if w > 0.0:  # the model's rewards and the hand-made ones, mixed (handmade_weight)
-            _evaluate(<const CoreStateC*>s, F.g, F.temperature, F.margin_weight, F.margin_temperature, hand)
+            _evaluate_scores(<const CoreStateC*>s, F.g, score, F.temperature, F.margin_weight,
+                             F.margin_temperature, hand)
             for p in range(F.g.num_players):
                 out[p] = (1.0 - w) * out[p] + w * hand[p]
         return
