@@ -1,13 +1,17 @@
-"""Helpers of the Advisor service tests: in-process servers on free loopback ports and positions by phase."""
+"""Helpers of the service tests: in-process servers on free loopback ports, positions by phase, and a unary Connect
+call over HTTP with JSON."""
 
 from __future__ import annotations
 
 import contextlib
+import json
 import random
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterator
@@ -87,3 +91,16 @@ def start_process(*args: str, port: int | None = None) -> tuple[subprocess.Popen
             time.sleep(0.1)
     finally:
         client.close()
+
+
+def post_json(url: str, body: dict | bytes, headers: dict | None = None) -> tuple[int, dict]:
+    """A unary Connect call with JSON, as `curl -X POST -H 'Content-Type: application/json' -d ...` makes it: the
+    HTTP status and the decoded answer (the error's {code, message} for a status other than 200)."""
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    req = urllib.request.Request(url, data=data, method="POST",
+                                 headers={"Content-Type": "application/json", **(headers or {})})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())

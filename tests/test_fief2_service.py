@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import random
-import urllib.error
-import urllib.request
 from xml.etree import ElementTree
 
 import grpc
@@ -22,7 +20,7 @@ from fief2.v1 import matches_pb2 as mpb
 from fief2.v1 import matches_pb2_grpc as mpb_grpc
 from tabletop.v1 import tabletop_pb2 as tpb
 
-from service_helpers import free_port, start_process
+from service_helpers import free_port, post_json, start_process
 
 EXTERNAL = tpb.SeatSpec(external=True)
 
@@ -423,16 +421,6 @@ def test_suggest_checks_the_request_then_searches_the_seats_view(server, open_ma
 
 
 # ------------------------------------------------------------------------------------------ HTTP (Connect)
-def post_json(url: str, body: dict) -> tuple[int, dict]:
-    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=30) as resp:
-            return resp.status, json.loads(resp.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
-
-
 def test_describe_game_over_http_json_is_the_map_and_ruleset_as_data(server):
     _, _, http, _ = server
     status, body = post_json(f"{http}/fief2.v1.AdvisorService/DescribeGame", {"setup": {"players": 4}})

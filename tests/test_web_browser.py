@@ -3,7 +3,8 @@ a real `feudo serve` process. A whole 2-player match against a bot played to the
 decisions taken back with Undo and sent with Confirm or Enter), a hint shown and followed, a reload that reconnects
 mid-turn, the plague narrated and animated from the events' outcomes, and privacy: no network response and no DOM
 node carries the bot seat's unrevealed cards. Analysis mode streaming and stopping; two people in two browsers
-through an open seat, watched by a spectator's board; the table on a phone.
+through an open seat, watched by a spectator's board; the table on a phone; an observation overtaken by a newer one
+(a slow answer) dropped.
 
 `FEUDO_WEB_SCREENSHOTS=docs/images` regenerates the screenshots of docs/web.md (web-lobby.png, web-table-hint.png,
 web-end.png, web-phone.png)."""
@@ -20,7 +21,7 @@ import sys
 import time
 
 import pytest
-from service_helpers import ROOT
+from service_helpers import ROOT, post_json
 
 playwright = pytest.importorskip("playwright.sync_api", reason="pip install -e '.[test]'")
 CHROMIUM = next((p for p in (shutil.which("chromium"), "/usr/bin/chromium") if p and os.path.exists(p)), None)
@@ -509,6 +510,69 @@ def test_the_table_on_a_phone(server, browser):
         page.evaluate("window.scrollTo(0, 0)")
         page.screenshot(path=os.path.join(SHOTS, "web-phone.png"))
     ctx.close()
+
+
+# holds the first answer to GetObservation past an action count (window.held.after) until the test releases it, as
+# a slow network would
+HOLD_OBSERVATION = """
+window.held = { after: null, count: null, release: null, delivered: false };
+const fetchNow = window.fetch;
+window.fetch = async (...args) => {
+  const r = await fetchNow(...args);
+  const held = window.held;
+  if (held.after !== null && held.count === null && String(args[0]).endsWith('/GetObservation')) {
+    const count = Number((await r.clone().json()).actionCount || 0);
+    if (count <= held.after) return r;
+    held.count = count;
+    await new Promise(res => { held.release = res; });
+    held.delivered = true;
+  }
+  return r;
+};
+"""
+
+
+def test_an_observation_overtaken_by_a_newer_one_does_not_take_the_table_back(server, browser):
+    """The page's refreshes overlap (one after its own action, one per event). An answer that arrives after a newer
+    one is dropped: the table stays at the newer position with its staged picks (R6), not at the older one."""
+    page = browser.new_page(viewport={"width": 1100, "height": 850})
+    page.add_init_script(HOLD_OBSERVATION)
+    page.goto(server + "/")
+    page.wait_for_selector("#create")
+    page.select_option("#seat1", "open")  # the other seat acts when the test says so: the order is the test's
+    page.fill("#turns", "1")
+    page.fill("#seed", "2")  # a deal where seat 0 places its Castle first
+    page.click("#create")
+    page.wait_for_selector("svg.board g.legal")
+    match_id = re.search(r"#match/([^/]+)/0", page.url).group(1)
+    token = re.search(r"#join/[^/]+/1/(.+)$", page.get_attribute("input[aria-label='link for seat 1']", "value"))
+    other = {"matchId": match_id, "seat": 1, "token": token.group(1)}
+    before = int(page.evaluate("document.body.dataset.actionCount"))
+    page.evaluate("c => { window.held.after = c; }", before)
+    page.click("svg.board g.legal")  # the Castle placement (R21): its first observation after is held
+    page.wait_for_function("() => window.held.release !== null")
+    held = page.evaluate("window.held.count")
+    assert held > before
+    page.wait_for_function("c => Number(document.body.dataset.actionCount) === c", arg=held)  # the other refresh
+    # the other seat places its Castle and chooses the order (R21): the table moves on to a newer position
+    status, obs = post_json(f"{server}/feudo.v1.Matches/GetObservation", other)
+    assert status == 200 and obs["legalActions"], obs
+    while obs.get("legalActions"):
+        status, _ = post_json(f"{server}/feudo.v1.Matches/SubmitAction", {
+            **other, "action": obs["legalActions"][0].get("id", 0), "expectedActionCount": obs["actionCount"]})
+        assert status == 200
+        obs = post_json(f"{server}/feudo.v1.Matches/GetObservation", other)[1]
+    page.wait_for_function("c => Number(document.body.dataset.actionCount) > c", arg=held)
+    page.wait_for_selector("#army-hand button:not([disabled])")  # the secret selection (R6): one pick staged
+    page.click("#army-hand button:not([disabled])")
+    page.wait_for_selector("#staged[data-count='1']")
+    newer = int(page.evaluate("document.body.dataset.actionCount"))
+    page.evaluate("window.held.release()")  # the older answer arrives now
+    page.wait_for_function("() => window.held.delivered")
+    page.wait_for_timeout(500)
+    assert int(page.evaluate("document.body.dataset.actionCount")) == newer > held
+    assert page.query_selector("#staged[data-count='1']") and page.query_selector("#army-hand .card.staged")
+    page.close()
 
 
 def test_a_match_of_bots_only_opens_its_spectators_board(server, browser):

@@ -20,6 +20,7 @@ import urllib.request
 import grpc
 import pytest
 from service_helpers import ROOT, free_port
+from service_helpers import post_json as post
 
 from feudo.v1 import matches_pb2 as mpb
 from feudo.v1 import matches_pb2_grpc as mpb_grpc
@@ -44,18 +45,6 @@ def server():
     yield grpc_address, http
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(15) == 0
-
-
-def post(url: str, body: dict | bytes, headers: dict | None = None) -> tuple[int, dict]:
-    """A unary Connect call with JSON, as `curl -X POST -H 'Content-Type: application/json' -d ...` makes it."""
-    data = body if isinstance(body, bytes) else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, method="POST",
-                                 headers={"Content-Type": "application/json", **(headers or {})})
-    try:
-        with urllib.request.urlopen(req, timeout=30) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
 
 
 def stream(url: str, body: dict, timeout_ms: int | None = None) -> tuple[list[dict], dict]:

@@ -215,6 +215,10 @@ async function refresh(t, arrived = null, animated = false) {
     ? await rpc("Matches", "GetObservation", { matchId: t.matchId, publicView: true })
     : await rpc("Matches", "GetObservation", { matchId: t.matchId, seat: t.seat, token: t.token });
   if (t !== T) return;
+  // refreshes overlap (one after this seat's action, one per event): an answer overtaken by a newer one is dropped,
+  // or the table would go back to an older position and throw away the picks staged on the newer one
+  const older = t.obs && Number(obs.actionCount || 0) < Number(t.obs.actionCount || 0);
+  if (older || (t.obs && t.obs.finished && !obs.finished)) return;
   if (!t.desc) t.desc = (await rpc("Advisor", "DescribeGame", { setup: obs.setup })).game;
   const same = t.obs && obs.actionCount === t.obs.actionCount && obs.finished === t.obs.finished;
   if (same && arrived != null) {  // nothing new: keep the page (and the keyboard focus) as it is
