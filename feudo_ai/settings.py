@@ -146,6 +146,10 @@ class SearchParams:
     backend: Backend = Backend.C
     c: float = 0.2  # UCB1 exploration constant
     exp3_gamma: float = 0.15  # EXP3 exploration at simultaneous secret selections
+    # the tree's action prior (C only): UCB1 gets + prior_weight * P(a) / (1 + n_a), P the softmax (temperature
+    # prior_temperature) of the game's one-ply scores (the game's `prior` hook); 0: no prior
+    prior_weight: float = 0.0
+    prior_temperature: float = 1.0
     worlds: int = 8  # PIMC: determinizations per worker
     playout: Playout = Playout.TRUNCATED
     playout_turns: int = 0  # truncated playouts: turns played after the root's turn ends
@@ -183,10 +187,6 @@ class Experimental:
     # with a learned evaluation: its rewards are (1 - handmade_weight) x the model's + handmade_weight x the
     # hand-made evaluation's (the same temperature, with the margin if margin_weight is set); 0: the model alone
     handmade_weight: float = 0.0
-    # the tree's action prior (C only): UCB1 gets + prior_weight * P(a) / (1 + n_a), P the softmax (temperature
-    # prior_temperature) of the game's one-ply scores; 0: no prior
-    prior_weight: float = 0.0
-    prior_temperature: float = 1.0
 
 
 _GROUPS = {"limits": Limits, "search": SearchParams, "game": GameSettings, "experimental": Experimental}

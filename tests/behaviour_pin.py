@@ -7,6 +7,9 @@ behaviour exactly (same seed and iterations, same advice; same bot specs and see
 file's *calls* may follow the new API; ``PIN`` below names every case by what it means, not by how it is called.
 
     python tests/behaviour_pin.py --write    # record (only when a change of behaviour is intended and stated)
+
+Recorded again once, for the intended change stated in ``tests/test_behaviour_pin.py`` (the 2-player product's
+action prior): only the entries that play the product in 2 players changed.
 """
 
 from __future__ import annotations

@@ -6,7 +6,12 @@ same bot specs and seed, same game.
 The ``plan_text`` entries alone were rewritten once since, when action texts began to name places by board
 coordinates ("move First Knight to Hill C7" for "move First Knight to C2-3"): a one-off conversion mapped each
 recorded plan's action ids through the new ``action_to_string`` (replaying the plan from its pinned position), no
-search was run again, and every id, visit count, probability and game record stayed byte-identical."""
+search was run again, and every id, visit count, probability and game record stayed byte-identical.
+
+One intended change of behaviour since: the product's 2-player search took the tree's action prior (the
+``product`` profile's 2-player rule, docs/search-history.md "The prior turned on"). The entries that play it were
+recorded again then with ``--write`` (the games of ``ismcts`` in 2 players, the product searches of the two
+2-player positions, the service search of position 0); every other entry was byte-identical before and after."""
 
 from __future__ import annotations
 

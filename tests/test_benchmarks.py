@@ -32,11 +32,12 @@ def test_strength_benchmark_json() -> None:
         assert 0.0 <= lo <= p["win_rate_a"] <= hi <= 1.0
         assert p["target"]
     # each side's search options as played in the pairing's game (the bot's resolved defaults): none for bots
-    # that do not search; the product's ismcts in 2 players: greedy playouts to the end, the sharp evaluation
+    # that do not search; the product's ismcts in 2 players: greedy playouts to the end, the sharp evaluation, the action prior
     greedy, ismcts = summary["pairings"]
     assert greedy["a_options"] is None and greedy["b_options"] is None and ismcts["b_options"] is None
-    assert {k: ismcts["a_options"][k] for k in ("iterations", "playout_greedy", "playout_turns", "margin_weight")} \
-        == {"iterations": 2000, "playout_greedy": 1.0, "playout_turns": 200, "margin_weight": 0.0}
+    assert {k: ismcts["a_options"][k] for k in ("iterations", "playout_greedy", "playout_turns", "margin_weight",
+                                                "prior_weight")} \
+        == {"iterations": 2000, "playout_greedy": 1.0, "playout_turns": 200, "margin_weight": 0.0, "prior_weight": 4.0}
     # the arena's figures for A: two games of one deal (no clustered error from one deal), places and VP
     for p in summary["pairings"]:
         assert p["se_deal_clustered"] is None and p["se_binomial"] >= 0.0
@@ -206,10 +207,11 @@ def test_record_options_fills_a_run_recorded_before_options_then_checks_it(tmp_p
     assert out.returncode == 0 and "1 pairing(s) recorded, 1 checked" in out.stdout, out.stderr
     x, g = json.loads((tmp_path / "a.json").read_text())["pairings"]
     assert x["options_from"] == g["options_from"] == _git("rev-parse", "HEAD")
-    # the product's ismcts in 2 players: greedy playouts to the end, the sharp evaluation; pimc pinned to the
-    # baseline's plain playouts; bots that do not search have none
-    assert {k: x["a_options"][k] for k in ("seconds", "playout_greedy", "playout_turns", "margin_weight")} \
-        == {"seconds": 0.1, "playout_greedy": 1.0, "playout_turns": 200, "margin_weight": 0.0}
+    # the product's ismcts in 2 players: greedy playouts to the end, the sharp evaluation, the action prior; pimc
+    # pinned to the baseline's plain playouts; bots that do not search have none
+    assert {k: x["a_options"][k] for k in ("seconds", "playout_greedy", "playout_turns", "margin_weight",
+                                           "prior_weight")} \
+        == {"seconds": 0.1, "playout_greedy": 1.0, "playout_turns": 200, "margin_weight": 0.0, "prior_weight": 4.0}
     assert {k: x["b_options"][k] for k in ("algorithm", "playout_greedy", "playout_turns")} \
         == {"algorithm": "pimc", "playout_greedy": 0.0, "playout_turns": 0}
     assert g["a_options"] is None and g["b_options"] is None

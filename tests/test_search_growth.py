@@ -23,9 +23,10 @@ fast_search = pytest.importorskip("feudo_ai.search.c_backend")
 if not fast_search.available():  # pragma: no cover - depends on the build
     pytest.skip("C search not built", allow_module_level=True)
 
-# settings added after ismcts-v2 was frozen, with the values that play the search of then: a full pool stopped the
-# trees growing, every search started afresh
-AFTER_V2 = {"recycle": False, "reuse_tree": False}
+# what the product may set since ismcts-v2 was frozen, with the values that play the search of then: a full pool
+# stopped the trees growing, every search started afresh, the tree had no action prior (the product's 2-player
+# search has one since: docs/search-history.md, "The prior turned on")
+AFTER_V2 = {"recycle": False, "reuse_tree": False, "prior_weight": 0.0, "prior_temperature": 1.0}
 # what a frozen profile does not pin: limits, the seed, choices fixed by the bot, the workers' OS priority
 NOT_PINNED = {"iterations", "seconds", "deadline", "seed", "algorithm", "backend", "engine", "nice"}
 
@@ -36,14 +37,17 @@ NOT_PINNED = {"iterations", "seconds", "deadline", "seed", "algorithm", "backend
 @pytest.mark.parametrize("players", [2, 3, 4])
 @pytest.mark.parametrize("overrides", [{}, {"seconds": 0.1}, {"playout_greedy": 0.0}, {"evaluation": "learned"}])
 def test_ismcts_v2_resolves_to_the_product_settings(players: int, overrides: dict) -> None:
-    """At the commit that froze it, ismcts-v2 is the product's settings for every player count (and with a spec's
+    """ismcts-v2 is the product's settings of the commit that froze it, for every player count (and with a spec's
     overrides, its by-player rules apply as the product's do): the same budget (5,000 iterations written out where
-    the product takes the default budget), and the settings added since at the values of the search of then."""
+    the product takes the default budget), and the settings the product may set since at the values of the search
+    of then. Today's product differs from it only by the 2-player action prior (with its playouts to the end)."""
     product = resolve("product", players, overrides)
     v2 = resolve("ismcts-v2", players, overrides)
     assert v2.budget == product.budget == (5000 if not overrides.get("seconds") else None)
     differ = {k for k, v in v2.to_dict().items() if v != product.to_dict()[k]}
     assert differ <= {"iterations"} | set(AFTER_V2)
+    with_prior = players == 2 and not {"playout_greedy", "evaluation"} & set(overrides)
+    assert differ - {"iterations"} == ({"prior_weight", "prior_temperature"} if with_prior else set())
     assert {k: getattr(v2, k) for k in AFTER_V2} == AFTER_V2
     # and the product of today plays exactly that search while the pool does not fill and nothing is reused
     assert product.replace(**AFTER_V2, iterations=v2.iterations) == v2

@@ -207,11 +207,16 @@ def test_product_playouts_reach_the_end_of_a_two_player_game() -> None:
         assert advice_key(search(state, temperature=40.0, **short)) != advice_key(search(state, **short))
 
 
-def test_product_options_add_the_wide_margin_in_4_players() -> None:
-    """the product profile (what the product searches with) are the greedy playouts, and in 4
-    players the wide margin (margin_weight 0.5 at margin_temperature 4), which changes the advice there (so it is
-    live where it was measured)."""
-    assert product_options(2) == greedy_playouts(2) and product_options(3) == greedy_playouts(3)
+def test_product_options_add_the_wide_margin_in_4_players_and_the_action_prior_in_2() -> None:
+    """the product profile (what the product searches with) are the greedy playouts; in 4 players the wide margin
+    (margin_weight 0.5 at margin_temperature 4), in 2 players the strong action prior (weight 4, temperature 0.25:
+    measured with the playouts to the end, docs/search-history.md "Combinations"); each changes the advice where
+    it is set (so it is live where it was measured)."""
+    assert product_options(2) == {**greedy_playouts(2), "prior_weight": 4.0, "prior_temperature": 0.25}
+    assert product_options(3) == greedy_playouts(3)
+    two = find_position(lambda s: s.phase == Phase.MOVE and len(s.legal_actions()) > 1, players=2)
+    assert advice_key(search(two, iterations=600, seed=4, **product_options(2))) != \
+           advice_key(search(two, iterations=600, seed=4, **greedy_playouts(2)))
     # (the wide margin's temperature, 4 VP, is also the default one: only its weight differs)
     assert product_options(4) == {**greedy_playouts(4), "margin_weight": 0.5}
     assert resolve("product", 4).margin_temperature == 4.0

@@ -79,9 +79,10 @@ def test_describe_game_rejects_bad_setups_naming_the_field(client):
 def test_suggest_every_phase_observation_form_matches_in_process_advice(client, players):
     """Every decision phase: the wire answer (observation form, built by the client from the seat's view) equals
     feudo_ai.advise in-process with the same seed, budget and the product's options (greedy playouts: to the end
-    of the game in 2 players, one more turn in 3 and 4; in 4 the wide margin), and its plan is legal in the real
-    game."""
+    of the game in 2 players, with the action prior, one more turn in 3 and 4; in 4 the wide margin), and its plan
+    is legal in the real game."""
     playouts = {"playout_greedy": 1.0, "playout_turns": MAX_PLAYOUT_TURNS if players == 2 else 1,
+                **({"prior_weight": 4.0, "prior_temperature": 0.25} if players == 2 else {}),
                 **({"margin_weight": 0.5, "margin_temperature": 4.0} if players == 4 else {})}
     for phase, state in positions_by_phase(players).items():
         seat = state.current_player()

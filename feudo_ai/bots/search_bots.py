@@ -32,11 +32,12 @@ def _picks_left(state) -> int:
 
 class ISMCTSBot(AdviceBot):
     """Bot "ismcts": plays :func:`feudo_ai.advise`'s answer with the C MO-ISMCTS and the ``product`` profile
-    resolved for the game's number of players (greedy playout moves, to the end of the game in 2 players and one
-    more turn in 3 and 4; in 4 players the wide margin of the hand-made evaluation). Its parameters are settings
-    by name (:data:`feudo_ai.settings.FIELDS`: ``iterations``, ``seconds``, ``threads``, ``c``, ...), over the
-    profile's in every game (``ismcts:playout_greedy=0:playout_turns=0`` turns the greedy playouts off, a
-    ``margin_weight`` holds in every game); the seed comes from the bot's own generator. Bot parameters besides:
+    resolved for the game's number of players (greedy playout moves, to the end of the game in 2 players, there
+    with the tree's action prior, and one more turn in 3 and 4; in 4 players the wide margin of the hand-made
+    evaluation). Its parameters are settings by name (:data:`feudo_ai.settings.FIELDS`: ``iterations``,
+    ``seconds``, ``threads``, ``c``, ...), over the profile's in every game
+    (``ismcts:playout_greedy=0:playout_turns=0`` turns the greedy playouts off, a ``margin_weight`` or
+    ``prior_weight`` holds in every game); the seed comes from the bot's own generator. Bot parameters besides:
 
     - ``follow_plan`` (default true): play the rest of a planned turn (the advice's plan: the seat's actions
       until new information arrives) without searching again, while the seat's observation is the one the plan
