@@ -75,8 +75,10 @@ def test_remote_entrant_plays_through_the_advisor(advisor, tmp_path):
     for action in record.actions:
         if not state.is_chance_node() and state.current_player() == seat and len(state.legal_actions()) > 1:
             search_seed = random.Random(line["bot_seeds"][seat]).getrandbits(31)
-            # the Advisor's MO-ISMCTS plays the product's greedy playouts: in 2 players to the end of the game
-            opts = SearchOptions(iterations=30, seed=search_seed, playout_greedy=1.0, playout_turns=MAX_PLAYOUT_TURNS)
+            # the Advisor's MO-ISMCTS plays the product's greedy playouts: in 2 players to the end of the game, with
+            # the tree's action prior
+            opts = SearchOptions(iterations=30, seed=search_seed, playout_greedy=1.0, playout_turns=MAX_PLAYOUT_TURNS,
+                                 prior_weight=4.0, prior_temperature=0.25)
             expected = advise(state, seat, opts).best
             assert action == expected
             break
