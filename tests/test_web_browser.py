@@ -481,6 +481,8 @@ def test_the_table_on_a_phone(server, browser):
     ctx = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
                               device_scale_factor=2)
     page = ctx.new_page()
+    missing = []
+    page.on("response", lambda r: missing.append(r.url) if r.status == 404 else None)
     page.goto(server + "/")
     page.wait_for_selector("#create")
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
@@ -509,6 +511,7 @@ def test_the_table_on_a_phone(server, browser):
     if SHOTS:
         page.evaluate("window.scrollTo(0, 0)")
         page.screenshot(path=os.path.join(SHOTS, "web-phone.png"))
+    assert not missing  # every file the page asked for was there (the icon included)
     ctx.close()
 
 

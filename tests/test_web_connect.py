@@ -131,6 +131,9 @@ def test_the_web_table_is_served(server):
     _, http = server
     with urllib.request.urlopen(f"{http}/", timeout=10) as r:
         assert r.status == 200 and r.headers["Content-Type"].startswith("text/html")
+        assert b'<link rel="icon" href="favicon.svg"' in r.read()  # the tab's icon: no request for it ends in 404
+    with urllib.request.urlopen(f"{http}/favicon.svg", timeout=10) as r:
+        assert r.status == 200 and r.headers["Content-Type"] == "image/svg+xml" and r.read().startswith(b"<svg")
     with pytest.raises(urllib.error.HTTPError) as e:
         urllib.request.urlopen(f"{http}/../pyproject.toml", timeout=10)
     assert e.value.code == 404
