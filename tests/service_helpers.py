@@ -93,14 +93,14 @@ def start_process(*args: str, port: int | None = None) -> tuple[subprocess.Popen
         client.close()
 
 
-def post_json(url: str, body: dict | bytes, headers: dict | None = None) -> tuple[int, dict]:
+def post_json(url: str, body: dict | bytes, headers: dict | None = None, timeout: float = 30) -> tuple[int, dict]:
     """A unary Connect call with JSON, as `curl -X POST -H 'Content-Type: application/json' -d ...` makes it: the
     HTTP status and the decoded answer (the error's {code, message} for a status other than 200)."""
     data = body if isinstance(body, bytes) else json.dumps(body).encode()
     req = urllib.request.Request(url, data=data, method="POST",
                                  headers={"Content-Type": "application/json", **(headers or {})})
     try:
-        with urllib.request.urlopen(req, timeout=30) as r:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
             return r.status, json.loads(r.read())
     except urllib.error.HTTPError as e:
         return e.code, json.loads(e.read())

@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import urllib.request
 
 import pytest
 
+from service_helpers import post_json
 from test_web_browser import CHROMIUM, SHOTS, browser, playwright, server  # noqa: F401 - the same server and browser
 
 assert CHROMIUM
@@ -20,10 +20,9 @@ assert CHROMIUM
 
 def _call(base: str, method: str, body: dict) -> dict:
     """An Advisor method over Connect JSON, as any HTTP client calls it (an independent check of the page)."""
-    req = urllib.request.Request(f"{base}/feudo.v1.Advisor/{method}", data=json.dumps(body).encode(),
-                                 headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=60) as r:
-        return json.loads(r.read())
+    status, answer = post_json(f"{base}/feudo.v1.Advisor/{method}", body, timeout=60)
+    assert status == 200, answer
+    return answer
 
 
 def _kept(page) -> dict:
