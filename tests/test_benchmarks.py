@@ -11,6 +11,8 @@ import shutil
 import subprocess
 import sys
 
+import numpy as np
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -175,6 +177,53 @@ def test_evaluation_calibration_cli(tmp_path) -> None:
         out = _run("benchmarks/evaluation_calibration.py", *args)
         assert out.returncode == 2 and "Traceback" not in out.stderr, (args, out.stderr)
         assert message in out.stderr, (args, out.stderr)
+
+
+def _policy_prior_module():
+    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+    try:
+        import policy_prior
+    finally:
+        sys.path.remove(os.path.join(ROOT, "benchmarks"))
+    return policy_prior
+
+
+def test_policy_prior_study_finds_a_policy_the_features_determine() -> None:
+    """Synthetic decisions whose search choice is the action of the largest first feature, and hand-made scores
+    that are noise: the conditional logit over the features must find the choice, the hand-made softmax not."""
+    policy_prior = _policy_prior_module()
+    rng = np.random.default_rng(3)
+    records = []
+    for game in range(10):
+        for _ in range(30):
+            k = int(rng.integers(2, 9))
+            X = rng.normal(size=(k, 24))
+            visits = np.ones(k)
+            visits[X[:, 0].argmax()] = 50.0
+            records.append({"game": game, "X": X, "hand": rng.normal(size=k), "visits": visits})
+    result = policy_prior.study(records, hidden=4)
+    pred = result["predictors"]
+    assert result["decisions"] == {"training": 180, "validation": 60, "test": 60}  # games 2-4, 7-9; 1, 6; 0, 5
+    assert pred["linear (choice)"]["top1"] >= 0.95 and pred["linear (visits)"]["top1"] >= 0.95
+    assert pred["handmade T=1"]["top1"] < 0.6
+    # a softmax keeps the order of the scores: the hand-made prior's best action is the same at every temperature
+    assert len({pred[f"handmade T={t:g}"]["top1"] for t in policy_prior.TEMPERATURES}) == 1
+    # uniform over k actions: cross-entropy log k to the choice, whatever the choice
+    test = [r for r in records if r["game"] % 5 == 0]
+    assert math.isclose(pred["uniform"]["cross_entropy_choice"], np.mean([math.log(len(r["visits"])) for r in test]),
+                        abs_tol=1e-3)
+
+
+def test_policy_prior_cli() -> None:
+    out = _run("benchmarks/policy_prior.py", "--games", "3", "--iterations", "30", "--jobs", "1", "--json")
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["benchmark"] == "policy_prior" and result["provenance"]["options"]["args"]["iterations"] == 30
+    assert sum(result["decisions"].values()) > 0
+    assert set(result["predictors"]) >= {"uniform", "handmade T=0.25", "linear (visits)", "linear (choice)"}
+    for args, field in ((["--games", "2"], "--games"), (["--iterations", "0"], "--iterations")):
+        out = _run("benchmarks/policy_prior.py", *args)
+        assert out.returncode == 2 and "Traceback" not in out.stderr and field in out.stderr, out.stderr
 
 
 def _git(*args: str) -> str:
