@@ -84,9 +84,10 @@ def playout_rates(iterations: int = 1000) -> dict:
     """``--playouts``: iterations per CPU second (1 thread, ``iterations`` a position, seeds 0-39) over 40
     positions of random games, 2 and 4 players, for the plain playouts (SearchOptions' defaults), one more turn
     with uniform moves, and greedy moves for one more turn (the "ismcts" bot's playouts in 3 and 4 players) and to
-    the end of the game (its playouts in 2 players, the product profile)."""
+    the end of the game (its playouts in 2 players), and the product's search as the ``product`` profile resolves it
+    for the player count (in 2 players: the playouts to the end and the action prior)."""
     modes = {"plain": {}, "playout_turns_1": {"playout_turns": 1}, "greedy_playouts": GREEDY_PLAYOUTS,
-             "greedy_playouts_to_the_end": GREEDY_PLAYOUTS_2P}
+             "greedy_playouts_to_the_end": GREEDY_PLAYOUTS_2P, "product": None}
     out: dict = {}
     for players in (2, 4):
         states = random_game_positions(players)
@@ -94,7 +95,8 @@ def playout_rates(iterations: int = 1000) -> dict:
         for name, kw in modes.items():
             c0, total = _cpu(), 0
             for i, state in enumerate(states):
-                opts = feudo_ai.SearchOptions(iterations=iterations, seed=i, **kw)
+                opts = (resolve("product", players, {"iterations": iterations, "seed": i}) if kw is None
+                        else feudo_ai.SearchOptions(iterations=iterations, seed=i, **kw))
                 total += feudo_ai.advise(state, state.current_player(), opts).stats.iterations
             row[name] = round(total / (_cpu() - c0))
         out[f"{players}_players_it_per_cpu_s"] = row
@@ -167,7 +169,9 @@ def main() -> None:
         result = with_provenance(playout_rates(), {"args": args, "modes": {
             name: feudo_ai.SearchOptions(iterations=1000, seed=1, **kw).to_dict()
             for name, kw in (("plain", {}), ("one_more_turn", {"playout_turns": 1}),
-                             ("greedy_one_more_turn", GREEDY_PLAYOUTS), ("greedy_to_the_end", GREEDY_PLAYOUTS_2P))}})
+                             ("greedy_one_more_turn", GREEDY_PLAYOUTS), ("greedy_to_the_end", GREEDY_PLAYOUTS_2P))},
+            "product": {f"{n}_players": resolve("product", n, {"iterations": 1000, "seed": 1}).to_dict()
+                        for n in (2, 4)}})
         print(json.dumps(result, indent=1) if args.json else result)
         return
     load = os.getloadavg()

@@ -3,6 +3,7 @@ strength target is asserted here; the targets live in the benchmarks' own output
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import os
@@ -126,11 +127,7 @@ def _arena_records(out, players: int, games: int) -> str:
 
 
 def test_evaluation_calibration_scores_the_c_evaluation_as_a_forecast(tmp_path) -> None:
-    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
-    try:
-        import evaluation_calibration as calibration
-    finally:
-        sys.path.remove(os.path.join(ROOT, "benchmarks"))
+    calibration = _benchmark_module("evaluation_calibration")
     records = calibration.records_of([_arena_records(tmp_path / "a", 3, 3)])
     result = calibration.calibrate(records, grid=(0.5, 1e5))
     assert result["games"] == 3 and result["players"] == 3 and result["shipped_temperature"] == 1.0
@@ -179,19 +176,19 @@ def test_evaluation_calibration_cli(tmp_path) -> None:
         assert message in out.stderr, (args, out.stderr)
 
 
-def _policy_prior_module():
+def _benchmark_module(name: str):
+    """A benchmark script imported as a module (benchmarks/ is no package)."""
     sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
     try:
-        import policy_prior
+        return importlib.import_module(name)
     finally:
         sys.path.remove(os.path.join(ROOT, "benchmarks"))
-    return policy_prior
 
 
 def test_policy_prior_study_finds_a_policy_the_features_determine() -> None:
     """Synthetic decisions whose search choice is the action of the largest first feature, and hand-made scores
     that are noise: the conditional logit over the features must find the choice, the hand-made softmax not."""
-    policy_prior = _policy_prior_module()
+    policy_prior = _benchmark_module("policy_prior")
     rng = np.random.default_rng(3)
     records = []
     for game in range(10):
@@ -320,16 +317,7 @@ RESULTS = os.path.join(ROOT, "benchmarks", "results")
 # every benchmark that writes or prints JSON records where it comes from (benchmarks/provenance.py)
 JSON_BENCHMARKS = ("strength.py", "fast_search_speed.py", "search_speed.py", "core_speed.py", "core_diff.py",
                    "service_load.py", "vs_openspiel.py", "evaluation_calibration.py", "history_latency.py",
-                   "matches_replicas.py", "fief2_strength.py")
-
-
-def _provenance_module():
-    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
-    try:
-        import provenance
-    finally:
-        sys.path.remove(os.path.join(ROOT, "benchmarks"))
-    return provenance
+                   "matches_replicas.py", "fief2_strength.py", "policy_prior.py")
 
 
 def test_every_results_file_carries_its_provenance() -> None:
@@ -358,7 +346,7 @@ def test_every_results_file_carries_its_provenance() -> None:
 
 
 def test_provenance_records_commit_command_and_options() -> None:
-    provenance = _provenance_module()
+    provenance = _benchmark_module("provenance")
     prov = provenance.provenance({"seed": 3, "modes": ("a", "b")}, argv=["benchmarks/x.py", "--only", "a b"])
     assert prov["command"] == "python benchmarks/x.py --only 'a b'" and prov["argv"][-1] == "a b"
     assert prov["options"] == {"seed": 3, "modes": ["a", "b"]}
