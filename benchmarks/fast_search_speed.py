@@ -23,7 +23,9 @@ import json
 import os
 import random
 import resource
+import statistics
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -85,7 +87,9 @@ def playout_rates(iterations: int = 1000) -> dict:
     positions of random games, 2 and 4 players, for the plain playouts (SearchOptions' defaults), one more turn
     with uniform moves, and greedy moves for one more turn (the "ismcts" bot's playouts in 3 and 4 players) and to
     the end of the game (its playouts in 2 players), and the product's search as the ``product`` profile resolves it
-    for the player count (in 2 players: the playouts to the end and the action prior)."""
+    for the player count (in 2 players: the playouts to the end and the action prior). For that product search,
+    also what a budget buys on the same positions, in wall time: the iterations of a 0.1 s search (median) and the
+    seconds of a 10,000-iteration one (the ``max`` level: median and 90th percentile)."""
     modes = {"plain": {}, "playout_turns_1": {"playout_turns": 1}, "greedy_playouts": GREEDY_PLAYOUTS,
              "greedy_playouts_to_the_end": GREEDY_PLAYOUTS_2P, "product": None}
     out: dict = {}
@@ -100,6 +104,17 @@ def playout_rates(iterations: int = 1000) -> dict:
                 total += feudo_ai.advise(state, state.current_player(), opts).stats.iterations
             row[name] = round(total / (_cpu() - c0))
         out[f"{players}_players_it_per_cpu_s"] = row
+        its, seconds = [], []
+        for i, state in enumerate(states):
+            its.append(feudo_ai.advise(state, state.current_player(),
+                                       resolve("product", players, {"seconds": 0.1, "seed": i})).stats.iterations)
+            t0 = time.perf_counter()
+            feudo_ai.advise(state, state.current_player(), resolve("product", players, {"iterations": 10_000, "seed": i}))
+            seconds.append(time.perf_counter() - t0)
+        out[f"{players}_players_product"] = {
+            "iterations_in_0.1_s_median": statistics.median(its),
+            "seconds_for_10000_iterations_median": round(statistics.median(seconds), 3),
+            "seconds_for_10000_iterations_p90": round(sorted(seconds)[int(0.9 * len(seconds))], 3)}
     return out
 
 
