@@ -38,6 +38,15 @@ from feudo_ai.settings import resolve  # noqa: E402
 # the product profile's playouts: one more turn (3-4 players) and to the end of the game (2 players)
 GREEDY_PLAYOUTS = {k: v for k, v in resolve("product", 4).changes().items() if k.startswith("playout")}
 GREEDY_PLAYOUTS_2P = {k: v for k, v in resolve("product", 2).changes().items() if k.startswith("playout")}
+# --playouts: each measured search as (profile, settings), resolved for the player count (feudo_ai.settings.resolve)
+PLAYOUT_MODES = {"plain": ("default", {}), "playout_turns_1": ("default", {"playout_turns": 1}),
+                 "greedy_playouts": ("default", GREEDY_PLAYOUTS),
+                 "greedy_playouts_to_the_end": ("default", GREEDY_PLAYOUTS_2P), "product": ("product", {})}
+
+
+def _mode_options(mode: str, players: int, **budget):
+    profile, settings = PLAYOUT_MODES[mode]
+    return resolve(profile, players, {**settings, **budget})
 
 
 def first_turn_positions() -> dict:
@@ -90,26 +99,23 @@ def playout_rates(iterations: int = 1000) -> dict:
     for the player count (in 2 players: the playouts to the end and the action prior). For that product search,
     also what a budget buys on the same positions, in wall time: the iterations of a 0.1 s search (median) and the
     seconds of a 10,000-iteration one (the ``max`` level: median and 90th percentile)."""
-    modes = {"plain": {}, "playout_turns_1": {"playout_turns": 1}, "greedy_playouts": GREEDY_PLAYOUTS,
-             "greedy_playouts_to_the_end": GREEDY_PLAYOUTS_2P, "product": None}
     out: dict = {}
     for players in (2, 4):
         states = random_game_positions(players)
         row = {}
-        for name, kw in modes.items():
+        for name in PLAYOUT_MODES:
             c0, total = _cpu(), 0
             for i, state in enumerate(states):
-                opts = (resolve("product", players, {"iterations": iterations, "seed": i}) if kw is None
-                        else feudo_ai.SearchOptions(iterations=iterations, seed=i, **kw))
+                opts = _mode_options(name, players, iterations=iterations, seed=i)
                 total += feudo_ai.advise(state, state.current_player(), opts).stats.iterations
             row[name] = round(total / (_cpu() - c0))
         out[f"{players}_players_it_per_cpu_s"] = row
         its, seconds = [], []
         for i, state in enumerate(states):
             its.append(feudo_ai.advise(state, state.current_player(),
-                                       resolve("product", players, {"seconds": 0.1, "seed": i})).stats.iterations)
+                                       _mode_options("product", players, seconds=0.1, seed=i)).stats.iterations)
             t0 = time.perf_counter()
-            feudo_ai.advise(state, state.current_player(), resolve("product", players, {"iterations": 10_000, "seed": i}))
+            feudo_ai.advise(state, state.current_player(), _mode_options("product", players, iterations=10_000, seed=i))
             seconds.append(time.perf_counter() - t0)
         out[f"{players}_players_product"] = {
             "iterations_in_0.1_s_median": statistics.median(its),
@@ -183,11 +189,8 @@ def main() -> None:
         return
     if args.playouts:
         result = with_provenance(playout_rates(), {"args": args, "modes": {
-            name: feudo_ai.SearchOptions(iterations=1000, seed=1, **kw).to_dict()
-            for name, kw in (("plain", {}), ("one_more_turn", {"playout_turns": 1}),
-                             ("greedy_one_more_turn", GREEDY_PLAYOUTS), ("greedy_to_the_end", GREEDY_PLAYOUTS_2P))},
-            "product": {f"{n}_players": resolve("product", n, {"iterations": 1000, "seed": 1}).to_dict()
-                        for n in (2, 4)}})
+            name: {f"{n}_players": _mode_options(name, n, iterations=1000, seed=1).to_dict() for n in (2, 4)}
+            for name in PLAYOUT_MODES}})
         print(json.dumps(result, indent=1) if args.json else result)
         return
     load = os.getloadavg()

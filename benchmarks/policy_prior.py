@@ -44,8 +44,10 @@ from provenance import with_provenance  # noqa: E402  (benchmarks/provenance.py)
 
 import numpy as np  # noqa: E402
 
-# engine/_core.pxd PH_MOVE, PH_MILADY, PH_MARCH, PH_ADVANCE: the decisions the hand-made prior scores one ply on
-ONE_PLY_PHASES = (7, 8, 9, 12)
+from engine import Phase  # noqa: E402
+
+# the decisions the hand-made prior scores one ply deep (_prior_scores)
+ONE_PLY_PHASES = (Phase.MOVE, Phase.MILADY, Phase.MARCH, Phase.ADVANCE)
 TEMPERATURES = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0)
 MAX_ACTIONS_MLP = 48  # the MLP's fit pads every decision to its most actions; wider ones are left out of its sets
 
@@ -132,7 +134,8 @@ def study(records: list[dict], l2: float = 1.0, hidden: int = 16, seed: int = 0)
         raise ValueError("games: expected at least 3 games with decisions to split (test, validation, training)")
     Xt, Mt, Yt, Ot, _ = _stack(train)
     Xs, Ms, Ys, Os, Hs = _stack(test)
-    out: dict = {"decisions": {"training": len(Xt), "validation": len(_stack(valid)[0]), "test": len(Xs)},
+    n_valid = sum(1 for r in valid if r["visits"].sum() > 0)  # the decisions _stack keeps
+    out: dict = {"decisions": {"training": len(Xt), "validation": n_valid, "test": len(Xs)},
                  "mean_legal_actions_test": round(float(Ms.sum(axis=1).mean()), 2), "predictors": {}}
     pred = out["predictors"]
     pred["uniform"] = _scores(_probs_u(np.zeros_like(Ys), Ms), Ms, Ys, Os)
