@@ -227,19 +227,9 @@ def _git(*args: str) -> str:
     return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
 
 
-def _strength_module():
-    """benchmarks/strength.py, imported in this process (benchmarks/ is not a package)."""
-    import importlib.util
-
-    spec_ = importlib.util.spec_from_file_location("strength", os.path.join(ROOT, "benchmarks", "strength.py"))
-    strength = importlib.util.module_from_spec(spec_)
-    spec_.loader.exec_module(strength)
-    return strength
-
-
 def _played_options(spec: str, players: int) -> dict | None:
     """strength.played_options, in this process: what a new strength run records for ``spec``."""
-    return _strength_module().played_options(spec, players)
+    return _benchmark_module("strength").played_options(spec, players)
 
 
 def test_record_options_fills_a_run_recorded_before_options_then_checks_it(tmp_path) -> None:
@@ -389,7 +379,7 @@ def test_every_strength_pairing_names_bots_that_can_play_its_player_count() -> N
     the way the search checks it before its first decision."""
     from feudo_ai.experimental.value import check_trained_for
 
-    strength = _strength_module()
+    strength = _benchmark_module("strength")
     checked_models = 0
     for name, suite in strength.SUITES.items():
         pairs = suite(True, True) if name == "strength-targets" else suite(True)
