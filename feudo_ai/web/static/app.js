@@ -200,6 +200,7 @@ function follow(t, request) {
 function schedule(t, arrived) {
   clearTimeout(t.refreshTimer);
   t.refreshTimer = setTimeout(async () => {
+    if (t !== T) return;  // this table was closed since
     if (t.busy || t.animating) return schedule(t, arrived);  // our own actions are being sent: redraw after them
     let animated = false;
     if (t.anims.length && document.querySelector("svg.board")) {
@@ -220,6 +221,7 @@ async function refresh(t, arrived = null, animated = false) {
   const older = t.obs && Number(obs.actionCount || 0) < Number(t.obs.actionCount || 0);
   if (older || (t.obs && t.obs.finished && !obs.finished)) return;
   if (!t.desc) t.desc = (await rpc("Advisor", "DescribeGame", { setup: obs.setup })).game;
+  if (t !== T) return;  // the page went elsewhere (the lobby, say) while the game was described: draw nothing
   const same = t.obs && obs.actionCount === t.obs.actionCount && obs.finished === t.obs.finished;
   if (same && arrived != null) {  // nothing new: keep the page (and the keyboard focus) as it is
     if (animated) window.feudoTimings.animatedUpdates.push(performance.now() - arrived);
