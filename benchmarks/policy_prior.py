@@ -100,9 +100,14 @@ def collect(seed: int, games: int, iterations: int, jobs: int) -> list[dict]:
         return [r for rs in pool.map(play_one, tasks) for r in rs]
 
 
+def _kept(records: list[dict], cap: int | None = None) -> list[dict]:
+    """The decisions a fit can use: searched (some visits) and, with ``cap``, of at most ``cap`` actions."""
+    return [r for r in records if r["visits"].sum() > 0 and (cap is None or len(r["visits"]) <= cap)]
+
+
 def _stack(records: list[dict], cap: int | None = None):
     """(X, mask, visit distribution, most visited one-hot, hand-made scores), padded to the widest decision."""
-    rs = [r for r in records if r["visits"].sum() > 0 and (cap is None or len(r["visits"]) <= cap)]
+    rs = _kept(records, cap)
     width = max(len(r["visits"]) for r in rs)
     n, d = len(rs), rs[0]["X"].shape[1]
     X, M = np.zeros((n, width, d)), np.zeros((n, width), dtype=bool)
@@ -134,8 +139,7 @@ def study(records: list[dict], l2: float = 1.0, hidden: int = 16, seed: int = 0)
         raise ValueError("games: expected at least 3 games with decisions to split (test, validation, training)")
     Xt, Mt, Yt, Ot, _ = _stack(train)
     Xs, Ms, Ys, Os, Hs = _stack(test)
-    n_valid = sum(1 for r in valid if r["visits"].sum() > 0)  # the decisions _stack keeps
-    out: dict = {"decisions": {"training": len(Xt), "validation": n_valid, "test": len(Xs)},
+    out: dict = {"decisions": {"training": len(Xt), "validation": len(_kept(valid)), "test": len(Xs)},
                  "mean_legal_actions_test": round(float(Ms.sum(axis=1).mean()), 2), "predictors": {}}
     pred = out["predictors"]
     pred["uniform"] = _scores(_probs_u(np.zeros_like(Ys), Ms), Ms, Ys, Os)
