@@ -248,6 +248,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         f"web table at / (default {DEFAULT_HTTP}; if that is taken and --http was not given, the "
                         f"server goes on without HTTP and says so)")
     p.add_argument("--no-http", action="store_true", help="serve no HTTP (gRPC only)")
+    p.add_argument("--max-http-connections", type=int, default=ServerSettings.max_http_connections,
+                   help=f"HTTP connections served at once (each holds a thread; a web table's watch stream holds "
+                        f"one); beyond: 503, the Connect error 'unavailable' (default "
+                        f"{ServerSettings.max_http_connections})")
     p.add_argument("--open", action="store_true",
                    help="open the web table in the browser once it serves (Python's webbrowser: the BROWSER "
                         "environment variable, else the system's default browser)")
@@ -298,6 +302,8 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
         raise ValueError(f"--bot-lease-seconds: expected a positive number of seconds, got {args.bot_lease_seconds}")
     if args.max_watch_streams < 1:
         raise ValueError(f"--max-watch-streams: expected a positive integer, got {args.max_watch_streams}")
+    if args.max_http_connections < 1:
+        raise ValueError(f"--max-http-connections: expected a positive integer, got {args.max_http_connections}")
     if args.max_matches < 1:
         raise ValueError(f"--max-matches: expected a positive integer, got {args.max_matches}")
     for flag, v in (("--match-idle-seconds", args.match_idle_seconds),
@@ -312,7 +318,8 @@ def settings_from_args(args: argparse.Namespace) -> ServerSettings:
     return ServerSettings(address=args.address, config=config, tls_cert=_read(args.tls_cert, "--tls-cert"),
                           tls_key=_read(args.tls_key, "--tls-key"), token=token, metrics_port=args.metrics_port,
                           db=args.db, db_pool=args.db_pool, bot_lease_seconds=args.bot_lease_seconds,
-                          max_watch_streams=args.max_watch_streams, http=http, grpc=not args.no_grpc,
+                          max_watch_streams=args.max_watch_streams, http=http,
+                          max_http_connections=args.max_http_connections, grpc=not args.no_grpc,
                           max_matches=args.max_matches, match_idle_seconds=args.match_idle_seconds or None,
                           finished_retention_seconds=args.finished_retention_seconds)
 

@@ -67,6 +67,7 @@ class ServerSettings:
     bot_lease_seconds: float = match_service.LEASE_SECONDS  # PostgreSQL: a dead replica's bots move after this
     max_watch_streams: int = 16  # WatchMatch streams open at once (each holds a worker thread)
     http: str | None = None  # host:port of the same services over HTTP (Connect) and the web table; None: none
+    max_http_connections: int = 64  # HTTP connections served at once (a thread each); beyond: 503 unavailable
     grpc: bool = True  # False: no gRPC listener (HTTP only)
     max_matches: int = match_service.MAX_MATCHES  # live (unfinished) matches in memory; beyond: RESOURCE_EXHAUSTED
     match_idle_seconds: float | None = match_service.IDLE_SECONDS  # an idle match is retired after this; None: never
@@ -136,6 +137,8 @@ class FeudoServer:
                      ("grpc.so_reuseport", 0)])
         if not s.grpc and not s.http:
             raise ValueError("neither gRPC nor HTTP: nothing to serve")
+        if s.max_http_connections < 1:
+            raise ValueError(f"max_http_connections: expected a positive integer, got {s.max_http_connections}")
         # the port first: a server that cannot listen fails before the matches load and their bots resume
         self.port = self._listen(s) if s.grpc else None
         self.address = f"{s.address.rsplit(':', 1)[0]}:{self.port}" if s.grpc else None

@@ -19,13 +19,17 @@ servicer objects the gRPC server registered, through the very interceptors gRPC 
   WatchMatch or Analyze stream lasts at most :data:`MAX_STREAM_SECONDS` (or its own timeout if shorter): it then
   ends with ``deadline_exceeded`` and the client resumes it (WatchMatch from the action count it has seen).
 
-The caps (searches, threads, watch streams, message size) are the servicers' and so shared by both protocols.
+The caps (searches, threads, watch streams, message size) are the servicers' and so shared by both protocols. The
+HTTP server adds its own on connections (``ServerSettings.max_http_connections`` at once, each a thread: beyond, a
+503 with the Connect error ``unavailable``) and closes a connection silent for :data:`IDLE_SECONDS`.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import mimetypes
+import socket
 import socketserver
 import threading
 import time
@@ -43,6 +47,7 @@ from google.protobuf.message import DecodeError
 
 log = logging.getLogger("feudo.service")
 MAX_STREAM_SECONDS = 30.0  # an HTTP server stream ends after this (deadline_exceeded); the client resumes it
+IDLE_SECONDS = 30.0  # a connection that sends or reads nothing for this long is closed
 # methods a browser may call with GET (Connect's side-effect-free unary calls)
 SERVICE_PREFIXES = ("/feudo.v1.", "/fief2.v1.")  # paths of the Connect services (the rest: the web table's files)
 NO_SIDE_EFFECTS = {"DescribeGame", "LegalActions", "RenderPosition", "GetObservation", "ListMatches", "GetRecord",
@@ -305,22 +310,95 @@ def web_app(gateway: ConnectGateway) -> Callable[..., Iterable[bytes]]:
     return app
 
 
+class _LogStream:
+    """The ``wsgi.errors`` of a request: what wsgiref would print to stderr (a transport error's traceback, such
+    as a client that stopped reading a stream) goes to the log at debug level instead."""
+
+    def write(self, text: str) -> None:
+        if text.strip():
+            log.debug("http: %s", text.rstrip())
+
+    def flush(self) -> None:
+        pass
+
+
 class _Handler(WSGIRequestHandler):
+    # a connection silent for this long (the request line, headers or body not arriving, or a stream's reader not
+    # reading) is closed, so a slow client cannot hold one of the server's connections forever
+    timeout = IDLE_SECONDS
+
     def log_message(self, format: str, *args: Any) -> None:  # the calls log their own line (CallInterceptor)
         log.debug("http %s", format % args)
 
+    def get_stderr(self) -> Any:
+        return _LogStream()
+
+
+def _refuse(sock: socket.socket) -> None:
+    """Answer a connection beyond the cap without a thread: 503 with a Connect error body (code ``unavailable``,
+    which Connect clients retry), then close. What the client already sent is read first (briefly), so that the
+    close does not reset the connection before the answer is read."""
+    body = (b'{"code":"unavailable","message":"the server is serving its maximum number of HTTP connections; '
+            b'retry shortly"}')
+    head = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\n"
+            b"Connection: close\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n")
+    try:
+        sock.settimeout(0.05)
+        try:
+            sock.recv(65536)
+        except OSError:
+            pass
+        sock.sendall(head + body)
+        sock.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+
 
 class _ThreadingServer(socketserver.ThreadingMixIn, WSGIServer):
+    """One thread a connection, at most ``max_connections`` at once (each holds a thread; a browser's server
+    stream holds its connection for up to :data:`MAX_STREAM_SECONDS`); one beyond is answered 503 by the accepting
+    thread and closed."""
+
     daemon_threads = True
     allow_reuse_address = True
 
+    def __init__(self, server_address: tuple[str, int], handler_class: Any, max_connections: int):
+        self.max_connections = max_connections
+        self._slots = threading.BoundedSemaphore(max_connections)  # one a connection being served
+        super().__init__(server_address, handler_class)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            log.warning("http: refused a connection from %s: %d connections open (the cap)",
+                        client_address[0] if client_address else "?", self.max_connections)
+            _refuse(request)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # a connection that timed out or went away: nothing to print (the default prints a traceback to stderr)
+        log.debug("http: connection from %s ended with an error", client_address, exc_info=True)
+
 
 class HttpServer:
-    """The WSGI app served on ``address`` (``host:port``; port 0: any free port) by threads."""
+    """The WSGI app served on ``address`` (``host:port``; port 0: any free port) by threads, at most
+    ``max_connections`` connections at once."""
 
-    def __init__(self, address: str, app: Callable[..., Iterable[bytes]]):
+    def __init__(self, address: str, app: Callable[..., Iterable[bytes]], max_connections: int):
         host, _, port = address.rpartition(":")
-        self._server = make_server(host.strip("[]") or "127.0.0.1", int(port), app, server_class=_ThreadingServer,
+        self._server = make_server(host.strip("[]") or "127.0.0.1", int(port), app,
+                                   server_class=functools.partial(_ThreadingServer, max_connections=max_connections),
                                    handler_class=_Handler)
         self.port = self._server.server_address[1]
         self.address = f"{host}:{self.port}"
@@ -354,4 +432,4 @@ def http_server(address: str, server: Any, interceptors: list[grpc.ServerInterce
     services = [apb.DESCRIPTOR.services_by_name["Advisor"], mpb.DESCRIPTOR.services_by_name["Matches"],
                 f2apb.DESCRIPTOR.services_by_name["AdvisorService"], f2mpb.DESCRIPTOR.services_by_name["MatchesService"]]
     gateway = ConnectGateway(services, handlers, interceptors, server.settings.config.max_message_bytes)
-    return HttpServer(address, web_app(gateway))
+    return HttpServer(address, web_app(gateway), server.settings.max_http_connections)
