@@ -48,6 +48,7 @@ from google.protobuf.message import DecodeError
 log = logging.getLogger("feudo.service")
 MAX_STREAM_SECONDS = 30.0  # an HTTP server stream ends after this (deadline_exceeded); the client resumes it
 IDLE_SECONDS = 30.0  # a connection that sends or reads nothing for this long is closed
+REFUSE_AFTER_SECONDS = 0.05  # a connection beyond the cap waits this long for a slot before its 503
 # methods a browser may call with GET (Connect's side-effect-free unary calls)
 SERVICE_PREFIXES = ("/feudo.v1.", "/fief2.v1.")  # paths of the Connect services (the rest: the web table's files)
 NO_SIDE_EFFECTS = {"DescribeGame", "LegalActions", "RenderPosition", "GetObservation", "ListMatches", "GetRecord",
@@ -368,7 +369,9 @@ class _ThreadingServer(socketserver.ThreadingMixIn, WSGIServer):
         super().__init__(server_address, handler_class)
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        if not self._slots.acquire(blocking=False):
+        # a finished connection's thread gives its slot back a moment after its client has the answer: wait that
+        # moment (bounded, so a flood beyond the cap slows the accepting thread by at most this a connection)
+        if not self._slots.acquire(timeout=REFUSE_AFTER_SECONDS):
             log.warning("http: refused a connection from %s: %d connections open (the cap)",
                         client_address[0] if client_address else "?", self.max_connections)
             _refuse(request)
