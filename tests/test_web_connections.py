@@ -1,6 +1,6 @@
 """The HTTP server's own limits on connections (feudo_ai/wire/web.py): at most `max_http_connections` served at
-once, each a thread; one beyond is answered at once with 503 and the Connect error `unavailable` (no thread, no
-traceback), and served again once a connection ends; a connection that sends nothing is closed after the idle
+once, each a thread; one beyond waits at most REFUSE_AFTER_SECONDS for a slot, then is answered with 503 and the
+Connect error `unavailable` (no thread, no traceback), and is served again once a connection ends; a connection that sends nothing is closed after the idle
 time; `feudo serve --max-http-connections` refuses a cap below 1 by the flag's name."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 
 import pytest
 from service_helpers import ROOT
@@ -39,7 +40,8 @@ def serve():
 
 def hold(url: str) -> socket.socket:
     """A connection that sent half a request: its thread waits for the rest, so it holds one of the slots."""
-    sock = socket.create_connection((url.rsplit("//", 1)[1].split(":")[0], int(url.rsplit(":", 1)[1])))
+    where = urllib.parse.urlsplit(url)
+    sock = socket.create_connection((where.hostname, where.port))
     sock.sendall(b"POST /x HTTP/1.1\r\nHost: test\r\n")
     return sock
 
