@@ -37,6 +37,8 @@ ctypedef struct FeudoCtx:
     int evaluation          # EVAL_*: what evaluates the end of a truncated playout
     const ValueWeightsC* value  # EVAL_LEARNED: the weights (kept alive by FeudoGame.value_weights); else NULL
     double handmade_weight  # EVAL_LEARNED: weight in [0, 1] of the hand-made rewards (with their margin) mixed in
+    double final_margin_weight  # weight in [0, 0.5] of the softmax of the final VP (margin_temperature) mixed into
+                                # a finished game's R19 returns (0: the R19 returns alone)
 
 
 ctypedef struct MoveScorer:

@@ -757,7 +757,29 @@ cdef int _f_sample_chance(const void* ctx, const void* s, Rng* rng) noexcept nog
 
 
 cdef void _f_returns(const void* ctx, const void* s, double* out) noexcept nogil:
-    core_returns(<const CoreStateC*>s, (<const FeudoCtx*>ctx).g, out)
+    """A finished game's rewards: its R19 returns, with ``final_margin_weight`` = m > 0 (1 - m) times them plus m
+    times a softmax of the final VP at ``margin_temperature`` (R19's optional VP-margin term).
+
+    Why: in 2 players the playouts end the game, so a leaf is worth 1 or 0 and nothing between; where every
+    playout of every move ends the same way (a game already decided either way) the moves are all worth the
+    same and the search picks among them at random, where a larger lead would survive more of the plague's and
+    the cards' luck. m <= 0.5 keeps a sole win above any loss in 2 players. m = 0: the R19 returns, bit for bit
+    (the softmax is not computed)."""
+    cdef const FeudoCtx* F = <const FeudoCtx*>ctx
+    cdef const CoreStateC* w = <const CoreStateC*>s
+    cdef double m = F.final_margin_weight
+    cdef double vp[MAX_PLAYERS]
+    cdef double wide[MAX_PLAYERS]
+    cdef double total
+    cdef int p, n = F.g.num_players
+    core_returns(w, F.g, out)
+    if m <= 0.0:
+        return
+    for p in range(n):
+        vp[p] = w.vp[p]
+    total = _exp_scores(w, n, vp, F.margin_temperature, wide)
+    for p in range(n):
+        out[p] = (1.0 - m) * out[p] + m * wide[p] / total
 
 
 cdef int _f_apply_observed(const void* ctx, void* s, int a, int32_t* labels, int32_t* signals) noexcept nogil:
@@ -818,6 +840,9 @@ cdef void _f_evaluate(const void* ctx, const void* s, double* out) noexcept nogi
             for p in range(F.g.num_players):
                 out[p] = (1.0 - w) * out[p] + w * hand[p]
         return
+    if (<const CoreStateC*>s).phase == PH_TERMINAL:
+        _f_returns(ctx, s, out)
+        return
     _evaluate(<const CoreStateC*>s, F.g, F.temperature, F.margin_weight, F.margin_temperature, out)
 
 
@@ -849,13 +874,15 @@ cdef class FeudoGame(SearchGame):
     ``margin_temperature`` (> 0): the wide softmax mixed into the handmade rewards (:c:func:`_evaluate`);
     ``playout_greedy`` in [0, 1]: the share of the playouts' moves that are the greedy pick; ``handmade_weight`` in
     [0, 1], learned only: the rewards are (1 - w) times the model's plus w times the hand-made ones (same
-    ``temperature``, with their margin). Options are validated by
+    ``temperature``, with their margin); ``final_margin_weight`` in [0, 0.5]: the final VP's softmax mixed into a
+    finished game's R19 returns (:c:func:`_f_returns`). Options are validated by
     :meth:`feudo_ai.settings.SearchOptions.validate`; this checks only what would be unsafe in C.
     """
 
     def __init__(self, CoreState state not None, int seat, str sampler="uniform", double temperature=1.0,
                  str evaluation="handmade", ValueWeights value=None, double margin_weight=0.0,
-                 double margin_temperature=4.0, double playout_greedy=0.0, double handmade_weight=0.0):
+                 double margin_temperature=4.0, double playout_greedy=0.0, double handmade_weight=0.0,
+                 double final_margin_weight=0.0):
         cdef const CoreGame* g = state.compiled.g
         if sampler not in SAMPLERS:
             raise ValueError(f"sampler: expected one of {', '.join(SAMPLERS)}, got {sampler!r}")
@@ -868,6 +895,8 @@ cdef class FeudoGame(SearchGame):
             raise ValueError(f"playout_greedy: expected a probability in [0, 1], got {playout_greedy!r}")
         if not 0.0 <= handmade_weight <= 1.0:
             raise ValueError(f"handmade_weight: expected a number in [0, 1], got {handmade_weight!r}")
+        if not 0.0 <= final_margin_weight <= 0.5:
+            raise ValueError(f"final_margin_weight: expected a number in [0, 0.5], got {final_margin_weight!r}")
         if g.num_players > MAX_OBSERVERS:
             raise ValueError(f"players: the search takes at most {MAX_OBSERVERS}, got {g.num_players}")
         self.ctx.g = g
@@ -880,6 +909,7 @@ cdef class FeudoGame(SearchGame):
         self.value_weights = value if evaluation == "learned" else None
         self.ctx.value = &value.c if evaluation == "learned" else NULL
         self.ctx.handmade_weight = handmade_weight if evaluation == "learned" else 0.0
+        self.ctx.final_margin_weight = final_margin_weight
         self.owner = state.compiled  # keeps ctx.g alive
         self.game = state.game
         self.c.ctx = &self.ctx
@@ -905,7 +935,7 @@ cdef class FeudoGame(SearchGame):
 
     def leaf_rewards(self, CoreState state not None):
         """The rewards the search scores ``state`` with at the end of a playout (this game's evaluation and its
-        settings; a terminal state's R19 returns), for the tests. ``state`` must be of this game's ruleset and map."""
+        settings; a terminal state's R19 returns, with their final margin if set), for the tests. ``state`` must be of this game's ruleset and map."""
         cdef double out[MAX_PLAYERS]
         if state.compiled.g != self.ctx.g:
             raise ValueError("state: expected a state of this game's ruleset and map")

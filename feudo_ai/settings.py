@@ -187,6 +187,10 @@ class Experimental:
     # with a learned evaluation: its rewards are (1 - handmade_weight) x the model's + handmade_weight x the
     # hand-made evaluation's (the same temperature, with the margin if margin_weight is set); 0: the model alone
     handmade_weight: float = 0.0
+    # R19's optional VP-margin term: a finished game's rewards are (1 - final_margin_weight) x its R19 returns +
+    # final_margin_weight x a softmax of the final VP at margin_temperature, so a search whose playouts end the game
+    # (2 players) still prefers the larger win, or the smaller loss, once every playout ends the same way (C only)
+    final_margin_weight: float = 0.0
 
 
 _GROUPS = {"limits": Limits, "search": SearchParams, "game": GameSettings, "experimental": Experimental}
@@ -288,6 +292,8 @@ CONSTRAINTS: dict[str, _Range | _Flag | _EvaluationRule] = {
     "margin_weight": _Range("real", 0, 1, hint="0: the sharp softmax alone"),
     "margin_temperature": _Range("real", 0, MAX_TEMPERATURE, open_lo=True),
     "handmade_weight": _Range("real", 0, 1, hint="0: the learned evaluation alone"),
+    "final_margin_weight": _Range("real", 0, 0.5, hint="0: a finished game's R19 returns alone; up to 0.5 a "
+                                  "win always outweighs a loss"),
     "prior_weight": _Range("real", 0, MAX_PRIOR_WEIGHT, hint="0: no prior"),
     "prior_temperature": _Range("real", 0, MAX_TEMPERATURE, open_lo=True),
     "recycle": _Flag("recycle a full node pool; false: a full pool stops the trees growing"),
@@ -382,6 +388,9 @@ class SearchOptions:
         if self.margin_weight and self.evaluation != Evaluation.HANDMADE and not self.handmade_weight:
             raise ValueError("margin_weight: mixes a wide softmax into the handmade evaluation only; use 0 with "
                              f"evaluation={self.evaluation!r} (or mix the handmade one in: handmade_weight)")
+        if self.final_margin_weight and backend != Backend.C:
+            raise ValueError("final_margin_weight: the final VP margin is only available with backend='c' (it runs "
+                             "in C)")
         if self.playout_greedy and backend != Backend.C:
             raise ValueError("playout_greedy: the greedy playout moves are only available with backend='c' (they "
                              "run in C)")

@@ -75,7 +75,8 @@ class FeudoAdapter:
                                      value=value, margin_weight=float(opts.margin_weight),
                                      margin_temperature=float(opts.margin_temperature),
                                      playout_greedy=float(opts.playout_greedy),
-                                     handmade_weight=float(opts.handmade_weight))
+                                     handmade_weight=float(opts.handmade_weight),
+                                     final_margin_weight=float(opts.final_margin_weight))
 
     def beliefs(self, prepared: PreparedPosition, game: Any, counts: Sequence[int] | None,
                 worlds: int) -> tuple[CardBelief, ...]:
