@@ -38,18 +38,28 @@ def positions(players: int, seeds=(1, 2)) -> list:
     return [s.clone() for s in _positions(players, tuple(seeds))]
 
 
+def play(players: int, seed: int, pick=None, until=None):
+    """Play the game of ``seed``: chance outcomes by :func:`sample_chance`, moves by ``pick(state, rng)`` (uniformly
+    at random without one), every draw from one ``random.Random(seed)``. With ``until``: the first decision state
+    satisfying it, or None if the game ends first; without: the finished state."""
+    rng = random.Random(seed)
+    state = new_game(players=players, seed=seed)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(sample_chance(state, rng))
+            continue
+        if until is not None and until(state):
+            return state
+        state.apply_action(pick(state, rng) if pick is not None else rng.choice(state.legal_actions()))
+    return None if until is not None else state
+
+
 def find_position(pred, players: int = 4, seeds=range(1, 60)):
     """The first decision state (over random games of the given seeds) satisfying ``pred``."""
     for seed in seeds:
-        rng = random.Random(seed)
-        state = new_game(players=players, seed=seed)
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state.apply_action(sample_chance(state, rng))
-                continue
-            if pred(state):
-                return state
-            state.apply_action(rng.choice(state.legal_actions()))
+        state = play(players, seed, until=pred)
+        if state is not None:
+            return state
     raise AssertionError("no position found")
 
 

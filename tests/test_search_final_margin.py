@@ -8,33 +8,24 @@ Expected values are computed here from the reference engine's winners and VP wit
 from __future__ import annotations
 
 import math
-import random
 
 import pytest
 
-from engine import new_game, sample_chance
 from engine.core import CoreState
 from feudo_ai import _feudo_game
 from feudo_ai.settings import SearchOptions, resolve
 
-from search_helpers import advice_key, positions
+from search_helpers import advice_key, play, positions
 from search_helpers import c_search as search  # noqa: E402 - one C search, SearchOptions names
+
+
+def _greedy_move(state, rng) -> int:
+    return _feudo_game.playout_action(CoreState.from_reference(state), rng.getrandbits(63), 1.0)
 
 
 def _finished_games(players: int, seeds) -> list:
     """Reference states at the end of games whose moves are the greedy playout's (so the VP differ), seeded."""
-    out = []
-    for seed in seeds:
-        rng = random.Random(seed)
-        state = new_game(players=players, seed=seed)
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state.apply_action(sample_chance(state, rng))
-            else:
-                core = CoreState.from_reference(state)
-                state.apply_action(_feudo_game.playout_action(core, rng.getrandbits(63), 1.0))
-        out.append(state)
-    return out
+    return [play(players, seed, pick=_greedy_move) for seed in seeds]
 
 
 def _by_hand(state, m: float, width: float) -> list[float]:
