@@ -935,7 +935,8 @@ cdef class FeudoGame(SearchGame):
 
     def leaf_rewards(self, CoreState state not None):
         """The rewards the search scores ``state`` with at the end of a playout (this game's evaluation and its
-        settings; a terminal state's R19 returns, with their final margin if set), for the tests. ``state`` must be of this game's ruleset and map."""
+        settings; a terminal state's R19 returns, with their final margin if set), for the tests. ``state`` must be
+        of this game's ruleset and map."""
         cdef double out[MAX_PLAYERS]
         if state.compiled.g != self.ctx.g:
             raise ValueError("state: expected a state of this game's ruleset and map")

@@ -69,7 +69,8 @@ def test_R19_final_margin_keeps_a_win_above_a_loss_in_2_players() -> None:
         if len(state.winners) != 1:
             continue
         for width in (0.5, 4.0, 1e6):
-            rewards = _feudo_game.FeudoGame(core, 0, margin_temperature=width, final_margin_weight=0.5).leaf_rewards(core)
+            game = _feudo_game.FeudoGame(core, 0, margin_temperature=width, final_margin_weight=0.5)
+            rewards = game.leaf_rewards(core)
             winner = state.winners[0]
             assert rewards[winner] > rewards[1 - winner]
 
