@@ -22,6 +22,7 @@ cdef enum:
     STOP_ITERATIONS = 1
     STOP_TIME = 2
     STOP_CANCELLED = 3
+    STOP_DECIDED = 4        # early_stop: the seat's most visited root action can no longer be overtaken
 
 cdef enum:
     MAX_PATH = 4096         # tree steps recorded in one iteration (longer tree descents stop there)
@@ -69,6 +70,11 @@ ctypedef struct SearchC:
     long long max_iterations    # <= 0: no limit
     double deadline         # CLOCK_MONOTONIC seconds, <= 0: none
     int* cancel             # shared flag, stop when non-zero (may be NULL)
+    # stop once the seat's most visited root action leads the next by more visits than the iterations left (the
+    # iteration limit's exactly, the deadline's estimated from the rate so far): the answer, the most visited
+    # action, can no longer change (exactly so for an iteration limit on one worker), the rest of the budget is
+    # saved. MO-ISMCTS only (0 for PIMC)
+    int early_stop
     # PIMC (pimc != 0): one perfect-information tree per sampled world; iteration i searches world
     # i mod num_worlds, so the budget is split evenly whatever stops the search
     int pimc

@@ -30,8 +30,9 @@ Per iteration (:c:func:`_iterate`):
 4. **Backpropagation** along the recorded choices, each scored with its chooser's component.
 
 Limits: iterations, a deadline (CLOCK_MONOTONIC), a shared cancel int read every iteration and every 256
-playout steps, and the node cap. Same seed and same iteration budget give the same result (with a reused tree:
-the same saved tree and path too).
+playout steps, and the node cap; with ``early_stop``, also the root's answer settled (the most visited action
+can no longer be overtaken within the iterations left, ``stopped_by == "decided"``). Same seed and same iteration
+budget give the same result (with a reused tree: the same saved tree and path too).
 
 Tree reuse: :meth:`SearchWorker.saved_tree` copies the seat's own tree out (:class:`SavedTree`), and a later
 worker of the same seat given ``tree`` and ``path`` (the labels the seat observed since) starts its seat's tree as
@@ -635,8 +636,48 @@ cdef int _iterate_pimc(SearchC* S) noexcept nogil:
     return _finish(S, w, npath)
 
 
+cdef enum:
+    DECIDED_EVERY = 16      # early_stop: iterations between two looks at the root (a look walks its children)
+
+
+cdef bint _decided(SearchC* S, double t0, long long start) noexcept nogil:
+    """early_stop: whether the seat's most visited root action leads the runner-up by more visits than the
+    iterations left, so no way the rest of the budget could be spent changes the answer (the most visited action,
+    c_backend's pick; an action not yet expanded has 0 visits). The iterations left are the iteration limit's
+    exactly, and for a deadline the rate of this run so far times the time left (an estimate: a run whose
+    iterations get slower could have had fewer)."""
+    cdef long long done = S.iterations - start, left = -1, by_time
+    cdef double t, spent
+    cdef int c
+    cdef int32_t first = 0, second = 0, v
+    if S.max_iterations > 0:
+        left = S.max_iterations - S.iterations
+    if S.deadline > 0:
+        t = search_now()
+        spent = t - t0
+        if spent <= 0.0:
+            return False
+        by_time = <long long>(done / spent * (S.deadline - t)) + 1
+        if left < 0 or by_time < left:
+            left = by_time
+    if left < 0:
+        return False  # only a cancel flag: no budget to save
+    c = S.nodes[S.roots[S.seat]].child
+    while c >= 0:
+        if S.nodes[c].action >= 0:
+            v = S.nodes[c].visits
+            if v > first:
+                second = first
+                first = v
+            elif v > second:
+                second = v
+        c = S.nodes[c].sibling
+    return first - second > left
+
+
 cdef void _run(SearchC* S) noexcept nogil:
     cdef double t0 = search_now()
+    cdef long long start = S.iterations
     S.stop = STOP_NONE
     while True:
         if search_load_flag(S.cancel):
@@ -647,6 +688,10 @@ cdef void _run(SearchC* S) noexcept nogil:
             break
         if S.deadline > 0 and search_now() >= S.deadline:
             S.stop = STOP_TIME
+            break
+        if (S.early_stop and S.iterations > start and (S.iterations - start) % DECIDED_EVERY == 0
+                and _decided(S, t0, start)):
+            S.stop = STOP_DECIDED
             break
         if S.full and S.recycle:
             _recycle(S)  # between iterations: no walk holds a node index
@@ -682,7 +727,8 @@ cdef class CancelFlag:
 
 
 PLAYOUTS = {"eval": PLAYOUT_EVAL, "truncated": PLAYOUT_TRUNCATED, "random": PLAYOUT_RANDOM}
-_STOPS = {STOP_NONE: None, STOP_ITERATIONS: "iterations", STOP_TIME: "time", STOP_CANCELLED: "cancelled"}
+_STOPS = {STOP_NONE: None, STOP_ITERATIONS: "iterations", STOP_TIME: "time", STOP_CANCELLED: "cancelled",
+          STOP_DECIDED: "decided"}
 
 
 cdef class SearchWorker:
@@ -700,7 +746,7 @@ cdef class SearchWorker:
                  double deadline=0.0, int max_nodes=1000000, str playout="truncated", int playout_turns=0,
                  double c=0.2, double exp3_gamma=0.15, CancelFlag cancel=None, str algorithm="ismcts", int worlds=8,
                  double prior_weight=0.0, double prior_temperature=1.0, bint recycle=False,
-                 SavedTree tree=None, path=None):
+                 SavedTree tree=None, path=None, bint early_stop=False):
         cdef SearchC* S
         cdef int q, i, n
         cdef bint pimc
@@ -728,6 +774,8 @@ cdef class SearchWorker:
             raise ValueError("tree: expected a saved MO-ISMCTS tree of the seat's own, in a game of as many players")
         if tree is not None and n > NODE_REWARDS:
             raise ValueError(f"tree: tree reuse keeps games of at most {NODE_REWARDS} players, this one has {n}")
+        if early_stop and pimc:
+            raise ValueError("early_stop: stops the MO-ISMCTS (the seat's own root), not PIMC")
         if tree is not None and path is None:
             raise ValueError("path: the labels the seat observed since the saved tree's root are needed with tree")
         S = <SearchC*>calloc(1, sizeof(SearchC))
@@ -755,6 +803,7 @@ cdef class SearchWorker:
         S.cancel = cancel.flag if cancel is not None else NULL
         S.cap = max_nodes
         S.recycle = recycle
+        S.early_stop = early_stop
         S.nodes = <NodeC*>malloc(sizeof(NodeC) * <size_t>max_nodes)
         if n > NODE_REWARDS:
             S.extra = n - NODE_REWARDS

@@ -133,6 +133,11 @@ class Limits:
     # False (the default until the arena shows recycling pays, docs/search-history.md): a full pool stops the
     # trees growing
     recycle: bool = False
+    # C MO-ISMCTS: stop once the most visited action of a decision (not a secret selection, whose later picks the
+    # same tree plans) leads the runner-up by more visits than the iterations left (for a time limit: estimated from
+    # the rate so far), so the answer can no longer change; stats.stopped_by == "decided". Bots bank the time saved
+    # for their next searches. False: every search spends its whole budget
+    early_stop: bool = False
     # C, Linux: the workers run this much nicer than the caller, on threads of their own, so that a server's
     # threads answering calls are served first (0: the search runs on the calling thread)
     nice: int = 0
@@ -298,6 +303,7 @@ CONSTRAINTS: dict[str, _Range | _Flag | _EvaluationRule] = {
     "prior_temperature": _Range("real", 0, MAX_TEMPERATURE, open_lo=True),
     "recycle": _Flag("recycle a full node pool; false: a full pool stops the trees growing"),
     "reuse_tree": _Flag("start from the seat's previous tree"),
+    "early_stop": _Flag("stop a search once its answer can no longer change"),
     "evaluation": _EvaluationRule(),
 }
 
@@ -394,6 +400,9 @@ class SearchOptions:
         if self.playout_greedy and backend != Backend.C:
             raise ValueError("playout_greedy: the greedy playout moves are only available with backend='c' (they "
                              "run in C)")
+        if self.early_stop and (backend != Backend.C or self.algorithm != Algorithm.ISMCTS):
+            raise ValueError("early_stop: stopping once the answer is settled is only available with backend='c' and "
+                             "algorithm='ismcts' (it reads the C MO-ISMCTS's root)")
         if self.reuse_tree and (backend != Backend.C or self.algorithm != Algorithm.ISMCTS):
             raise ValueError("reuse_tree: tree reuse is only available with backend='c' and algorithm='ismcts' (the "
                              "seat's own tree of the C MO-ISMCTS)")

@@ -77,7 +77,8 @@ class ISMCTSBot(AdviceBot):
                     raise ValueError(f"{name}: expected true or false, got {value!r}")
                 setattr(self, name, value)
         self._memory = None  # the seat's TreeMemory (reuse_tree), made at its first search
-        self._bank = 0.0  # decisions' budgets saved by following the plan, not spent yet
+        self._bank = 0.0  # decisions' budgets saved by following the plan (or by early_stop), not spent yet
+        self._granted = None  # the options of the search under way (bank: what an early stop saves is booked)
         self._prepaid = 0  # picks of the current selection whose budget its search already had
         self.overrides = dict(params)  # the spec's settings, over the profile's in every game
         # fail at construction, not at the first decision
@@ -131,7 +132,20 @@ class ISMCTSBot(AdviceBot):
 
     def searched(self, state, advice) -> None:
         if self.clock is not None:
-            self.clock.stop()
+            self.clock.stop()  # a game clock books what the search spent, whatever stopped it
+            return
+        granted, self._granted = self._granted, None
+        if not (self.bank and granted is not None and granted.early_stop):
+            return
+        if advice.stats.stopped_by not in ("decided", None):
+            return  # the search spent its budget (or was cancelled): nothing saved
+        # early_stop: the budget a settled answer (or a forced decision, not searched) left unspent goes to the
+        # bank, in decisions' budgets as the plan's are
+        base = self.options_for(state.num_players)
+        if granted.seconds is not None and base.seconds:
+            self._bank += max(0.0, granted.seconds - advice.stats.elapsed) / base.seconds
+        elif granted.budget is not None and base.budget:
+            self._bank += max(0, granted.budget - advice.stats.iterations) / base.budget
 
     def on_followed(self, state) -> None:
         if self.bank and self.clock is None:
@@ -155,6 +169,7 @@ class ISMCTSBot(AdviceBot):
         budget of all its picks (the first Army Card's and one for each other card to pick)."""
         extra = 0.0
         self._prepaid = 0
+        self._granted = opts  # (replaced below when the bank adds to it) what searched() books a saving against
         if self.bank and state is not None:
             self._prepaid = self.picks_ahead(state)
             extra = float(self._prepaid)
@@ -163,10 +178,10 @@ class ISMCTSBot(AdviceBot):
         extra = min(self._bank + extra, BANK_CAP)
         self._bank = max(0.0, self._bank - extra)
         if opts.seconds is not None:
-            return opts.replace(seconds=min(opts.seconds * (1.0 + extra), MAX_SECONDS))
-        if opts.budget is not None:
-            return opts.replace(iterations=min(int(round(opts.budget * (1.0 + extra))), MAX_ITERATIONS))
-        return opts  # a deadline only: nothing to bank
+            self._granted = opts.replace(seconds=min(opts.seconds * (1.0 + extra), MAX_SECONDS))
+        elif opts.budget is not None:
+            self._granted = opts.replace(iterations=min(int(round(opts.budget * (1.0 + extra))), MAX_ITERATIONS))
+        return self._granted  # (a deadline only: nothing to bank)
 
 
 class ISMCTSV1Bot(ISMCTSBot):

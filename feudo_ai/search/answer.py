@@ -67,7 +67,9 @@ class SearchStats:
     threads: int
     elapsed: float  # seconds of wall time of the whole call
     iterations_per_s: float | None
-    stopped_by: str | None  # "iterations", "time", "cancelled" (None: not reached, e.g. a forced decision)
+    # "iterations", "time", "cancelled", "decided" (early_stop: the answer could no longer change) (None: not
+    # reached, e.g. a forced decision)
+    stopped_by: str | None
     limited: bool  # a time limit, deadline or cancel cut the search (not the iteration budget)
     pool_full: bool  # a worker's node pool filled up (then recycled, or the trees stopped growing; the search went on)
     max_depth: int

@@ -40,6 +40,13 @@ about 4 nodes an iteration, and the default pool is sized to the budget (8 per i
 :data:`TIMED_MAX_NODES` for a timed search). A full pool never stops the search; with ``recycle`` (off by
 default) its least-travelled half is freed and the trees go on growing, else they stop growing; ``advice.stats.pool_full`` says whether it filled,
 ``advice.stats.recycled`` how often it was recycled.
+
+``early_stop`` (off by default) ends a search once its answer is settled: every 16 iterations a worker compares
+the visits of the seat's two most visited root actions with the iterations it has left (its share of an iteration
+limit exactly, or its rate so far times the time left), and stops when no spending of them could change the most
+visited action (``advice.stats.stopped_by == "decided"``). With an iteration limit and one thread the answer is the
+one the whole budget gives (the statistics are those of fewer iterations); with several threads each worker
+settles its own tree. A secret selection (the whole selection planned by one tree) always spends its budget.
 """
 
 from __future__ import annotations
@@ -126,6 +133,8 @@ def search_prepared(prepared, options: SearchOptions | None = None, *,
     path = memory.path(probe) if reuse else None
     saved = memory.trees if path is not None and len(memory.trees) == opts.threads else None
     legal = set(probe.legal_actions())
+    # a selection's later picks are read from the same tree (its principal variation): its search spends it all
+    early_stop = bool(opts.early_stop) and prepared.decision != "selection"
     workers = []
     for i in range(opts.threads):
         iters = split_budget(iterations, opts.threads, i) or 0
@@ -147,7 +156,8 @@ def search_prepared(prepared, options: SearchOptions | None = None, *,
             max_nodes=pool, playout=str(opts.playout), playout_turns=opts.playout_turns, c=float(opts.c),
             exp3_gamma=float(opts.exp3_gamma), cancel=flag, algorithm=str(opts.algorithm), worlds=opts.worlds,
             prior_weight=float(opts.prior_weight), prior_temperature=float(opts.prior_temperature),
-            recycle=bool(opts.recycle), tree=tree, path=path if tree is not None else None))
+            recycle=bool(opts.recycle), tree=tree, path=path if tree is not None else None,
+            early_stop=early_stop))
     watched = cancel if isinstance(cancel, threading.Event) else None  # a CancelFlag is read by C directly
     with forward_cancel(watched, flag.set):
         if opts.threads == 1 and not opts.nice:
