@@ -393,3 +393,17 @@ def test_every_strength_pairing_names_bots_that_can_play_its_player_count() -> N
                         check_trained_for(os.path.join(ROOT, value), pr["players"])  # raises
                         checked_models += 1
     assert checked_models >= 6  # the learned suite's MLP pairings, 2 and 4 players
+
+
+def test_early_stop_benchmark_json() -> None:
+    """benchmarks/early_stop.py: the searches it compares give the same answers (one thread, an iteration limit),
+    and its shares are shares."""
+    out = _run("benchmarks/early_stop.py", "--players", "2", "--games", "1", "--iterations", "200", "--seed", "3",
+               "--json")
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["decisions"] > 0 and result["answers_changed"] == 0
+    assert 0.0 <= result["mean_budget_saved"] <= result["stopped_early"] <= 1.0
+    assert result["search_options"]["iterations"] == 200 and result["provenance"]["options"]["args"]["players"] == 2
+    bad = _run("benchmarks/early_stop.py", "--iterations", "3")
+    assert bad.returncode == 2 and "--iterations" in bad.stderr
