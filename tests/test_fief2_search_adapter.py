@@ -147,6 +147,25 @@ def test_advise_refuses_the_python_backend_for_fief2():
         feudo_ai.advise(st, options=feudo_ai.SearchOptions(backend="python", iterations=10))
 
 
+@pytest.mark.parametrize("name, value", [("margin_weight", 0.5), ("final_margin_weight", 0.1), ("playout_greedy", 1.0),
+                                         ("sampler", "weighted"), ("prior_weight", 4.0),
+                                         ("evaluation", "learned")])
+def test_settings_fief2_does_not_read_are_refused_naming_them(name, value):
+    """Feudo's evaluation and playout settings have no meaning in Fief 2's table: refused before any search, by
+    advise and by the bot's constructor, rather than silently ignored."""
+    pytest.importorskip("feudo_ai._fief2_game", reason="C search not built")
+    from feudo_ai.games import GAMES
+
+    st = _cards_decision(10)
+    with pytest.raises(ValueError, match=f"^{name}: Fief 2's search does not read it"):
+        feudo_ai.advise(st, options=feudo_ai.SearchOptions(iterations=10, **{name: value}))
+    with pytest.raises(ValueError, match=name):
+        GAMES["fief2"].make_bot(f"ismcts:iterations=10:{name}={value}", 1)
+    # the neutral value (Fief 2's own profile) still searches
+    assert feudo_ai.advise(st, options=feudo_ai.resolve("fief2-product", st.num_players, {"iterations": 10})).best \
+        in st.legal_actions()
+
+
 def test_counts_of_the_worlds_are_uniform_over_the_unseen_cards():
     # an independent check of the dealing: over many worlds each family's cards come from the whole pool alike
     st = _cards_decision(11)

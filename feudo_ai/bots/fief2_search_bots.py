@@ -12,7 +12,7 @@ time the greedy player moves.
 
 from __future__ import annotations
 
-from feudo_ai.search.games.fief2 import require
+from feudo_ai.search.games.fief2 import check_options, require
 
 from .fief2_bots import Fief2GreedyBot
 from .search_bots import ISMCTSBot
@@ -30,6 +30,7 @@ class Fief2ISMCTSBot(ISMCTSBot):
     def __init__(self, seed: int = 0, **params):
         require()
         super().__init__(seed, **params)
+        check_options(self.options)  # fail at construction, not at the first decision
 
     def picks_ahead(self, state) -> int:
         return 0  # every Fief 2 decision is planned by one search (no secret selection)

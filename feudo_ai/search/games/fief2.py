@@ -31,7 +31,7 @@ from ..answer import CardBelief
 from ..position import SeatObservation
 
 __all__ = ["ObservedFief2Position", "PreparedFief2Position", "Fief2Adapter", "FIEF2", "seat_view", "unseen_cards",
-           "deal_hidden_hands", "hand_beliefs", "require"]
+           "deal_hidden_hands", "hand_beliefs", "require", "check_options"]
 
 _EXTRA_FIELDS = ("hand_counts", "deck_count", "seat", "current_player")  # in an observation, not in a state
 
@@ -291,6 +291,7 @@ class Fief2Adapter:
         return PreparedFief2Position(seat, root, observed.observation)
 
     def search_game(self, prepared: PreparedFief2Position, opts) -> Any:
+        check_options(opts)
         return require()(prepared.core(), prepared.seat, temperature=float(opts.temperature))
 
     def beliefs(self, prepared: PreparedFief2Position, game: Any, counts: Sequence[int] | None,
@@ -308,3 +309,20 @@ class Fief2Adapter:
 
 
 FIEF2 = Fief2Adapter()
+
+# Feudo's evaluation and playout settings that Fief 2's table (feudo_ai/_fief2_game.pyx: uniform playouts, the
+# hand-made evaluation's softmax at `temperature`, no action prior) does not read, with the value that leaves a
+# search as Fief 2 plays it: any other value is refused rather than silently ignored
+_NOT_READ = {"playout_greedy": 0.0, "sampler": "uniform", "margin_weight": 0.0, "final_margin_weight": 0.0,
+             "evaluation": "handmade", "handmade_weight": 0.0, "prior_weight": 0.0}
+
+
+def check_options(opts) -> None:
+    """:raises ValueError: naming the first setting of ``opts`` that Fief 2's search does not read (see
+    :data:`_NOT_READ`) set to anything but its neutral value."""
+    for name, neutral in _NOT_READ.items():
+        value = getattr(opts, name)
+        same = str(value) == neutral if isinstance(neutral, str) else value == neutral  # (choices are str enums)
+        if not same:
+            raise ValueError(f"{name}: Fief 2's search does not read it (uniform playouts, the hand-made evaluation, "
+                             f"no action prior); leave it at {neutral!r}, got {value!r}")
