@@ -6,15 +6,15 @@ one thread the early stop must give its best action on every position, while spe
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
-from engine import Phase, new_game, sample_chance
+from engine import Phase
 from feudo_ai.bots.greedy import GreedyBot
 from feudo_ai.bots.registry import make_bot
 from feudo_ai.search.advise import advise
 from feudo_ai.settings import SearchOptions, resolve
+
+from search_helpers import play
 
 pytest.importorskip("feudo_ai._search", reason="C search not built")
 
@@ -24,19 +24,17 @@ BUDGET = 600
 def decisions(players: int, seed: int, count: int, selections: bool = False):
     """Decision states (two or more legal actions) of a game between greedy players: Strategy-phase selections
     when ``selections``, else every other kind; every third one, up to ``count``."""
-    rng = random.Random(seed)
-    state = new_game(players=players, seed=seed)
     bots = [GreedyBot(seed + i) for i in range(players)]
-    out, k = [], 0
-    while not state.is_terminal() and len(out) < count:
-        if state.is_chance_node():
-            state.apply_action(sample_chance(state, rng))
-            continue
+    out, seen = [], [0]
+
+    def collect(state) -> bool:
         if len(state.legal_actions()) >= 2 and (state.phase == Phase.SELECT) == selections:
-            k += 1
-            if k % 3 == 0:
+            seen[0] += 1
+            if seen[0] % 3 == 0:
                 out.append(state.clone())
-        state.apply_action(bots[state.current_player()].choose(state))
+        return len(out) >= count
+
+    play(players, seed, pick=lambda state, rng: bots[state.current_player()].choose(state), until=collect)
     return out
 
 
@@ -119,23 +117,20 @@ def _play_against_greedy(spec: str, seed: int, searches: int):
     """The bot of ``spec`` in seat 0 against ``greedy``: (decisions it was asked, [(iterations, stopped_by)] of its
     searches, the bot)."""
     bot, other = make_bot(spec, 1), make_bot("greedy", 2)
-    rng = random.Random(seed)
-    state = new_game(players=2, seed=seed)
-    asked, spent = 0, []
-    while not state.is_terminal() and len(spent) < searches:
-        if state.is_chance_node():
-            state.apply_action(sample_chance(state, rng))
-            continue
-        if state.current_player() == 0:
-            asked += 1
-            followed = bot.followed
-            action = bot.choose(state)
-            if bot.followed == followed:
-                spent.append((bot.last_advice.stats.iterations, bot.last_advice.stats.stopped_by))
-        else:
-            action = other.choose(state)
-        state.apply_action(action)
-    return asked, spent, bot
+    asked, spent = [0], []
+
+    def pick(state, rng) -> int:
+        if state.current_player() != 0:
+            return other.choose(state)
+        asked[0] += 1
+        followed = bot.followed
+        action = bot.choose(state)
+        if bot.followed == followed:
+            spent.append((bot.last_advice.stats.iterations, bot.last_advice.stats.stopped_by))
+        return action
+
+    play(2, seed, pick=pick, until=lambda state: len(spent) >= searches)
+    return asked[0], spent, bot
 
 
 def test_the_bot_banks_exactly_what_an_early_stop_saves():
