@@ -155,6 +155,10 @@ class SearchParams:
     # prior_temperature) of the game's one-ply scores (the game's `prior` hook); 0: no prior
     prior_weight: float = 0.0
     prior_temperature: float = 1.0
+    # with the prior: a node's untried actions wait as one more UCB1 arm (valued at the tried children's mean, the
+    # prior mass not yet tried as its bias) instead of each being tried once before any twice: progressive widening
+    # led by the prior (C only; nothing without the prior); off until measured to pay (docs/search-history.md)
+    prior_widening: bool = False
     worlds: int = 8  # PIMC: determinizations per worker
     playout: Playout = Playout.TRUNCATED
     playout_turns: int = 0  # truncated playouts: turns played after the root's turn ends
@@ -301,6 +305,7 @@ CONSTRAINTS: dict[str, _Range | _Flag | _EvaluationRule] = {
                                   "win always outweighs a loss"),
     "prior_weight": _Range("real", 0, MAX_PRIOR_WEIGHT, hint="0: no prior"),
     "prior_temperature": _Range("real", 0, MAX_TEMPERATURE, open_lo=True),
+    "prior_widening": _Flag("with the prior, expand an untried action only when UCB1 prefers it to the tried ones"),
     "recycle": _Flag("recycle a full node pool; false: a full pool stops the trees growing"),
     "reuse_tree": _Flag("start from the seat's previous tree"),
     "early_stop": _Flag("stop a search once its answer can no longer change"),
@@ -388,6 +393,9 @@ class SearchOptions:
                              "runs in C)")
         if self.prior_weight and backend != Backend.C:
             raise ValueError("prior_weight: the action prior is only available with backend='c' (it runs in C)")
+        if self.prior_widening and backend != Backend.C:
+            raise ValueError("prior_widening: widening led by the action prior is only available with backend='c' "
+                             "(it runs in C)")
         if self.handmade_weight and self.evaluation == Evaluation.HANDMADE:
             raise ValueError("handmade_weight: mixes the handmade evaluation into a learned one; use 0 with "
                              "evaluation='handmade'")
