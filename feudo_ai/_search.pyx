@@ -400,6 +400,16 @@ cdef int _expand_by_prior(SearchC* S, int node, const int* legal, int n, int sta
     return c
 
 
+cdef inline double _ucb(SearchC* S, int c, int p) noexcept nogil:
+    """UCB1 of a tried child ``c`` for player ``p``, with the prior's progressive bias (Chaslot et al. 2008: its
+    pull fades as the edge's own visits grow) when the prior is on."""
+    cdef NodeC* nodes = S.nodes
+    cdef double u = _reward(S, c, p)[0] / nodes[c].visits + S.c * sqrt(log(<double>nodes[c].avail) / nodes[c].visits)
+    if S.prior_weight > 0.0:
+        u += S.prior_weight * (nodes[c].prior * (1.0 / PRIOR_ONE)) / (1.0 + nodes[c].visits)
+    return u
+
+
 cdef bint _untried_wins(SearchC* S, const int* legal, int n, int stamp, int p) noexcept nogil:
     """``prior_widening``: whether the node's untried actions, taken together as one more UCB1 arm, beat its best
     tried child. The arm is valued at the tried children's mean (player ``p``'s reward over their visits), with
@@ -421,8 +431,7 @@ cdef bint _untried_wins(SearchC* S, const int* legal, int n, int stamp, int p) n
         visits += nodes[c].visits
         total += _reward(S, c, p)[0]
         held += nodes[c].prior * (1.0 / PRIOR_ONE)
-        u = (_reward(S, c, p)[0] / nodes[c].visits + S.c * sqrt(log(<double>nodes[c].avail) / nodes[c].visits)
-             + S.prior_weight * (nodes[c].prior * (1.0 / PRIOR_ONE)) / (1.0 + nodes[c].visits))
+        u = _ucb(S, c, p)
         if u > bestv:
             bestv = u
     if visits == 0:
@@ -515,10 +524,7 @@ cdef int _select(SearchC* S, int node, int p, bint exp3, const int* legal, int n
         if S.seen[legal[i]] != stamp or nodes[S.child_of[legal[i]]].visits == 0:
             continue  # untried (prior_widening: the tried children won over them)
         c = S.child_of[legal[i]]
-        u = _reward(S, c, p)[0] / nodes[c].visits + S.c * sqrt(log(<double>nodes[c].avail) / nodes[c].visits)
-        if S.prior_weight > 0.0:
-            # progressive bias (Chaslot et al. 2008): the prior's pull fades as the edge's own visits grow
-            u += S.prior_weight * (nodes[c].prior * (1.0 / PRIOR_ONE)) / (1.0 + nodes[c].visits)
+        u = _ucb(S, c, p)
         if u > bestv:
             bestv = u
             best = c
