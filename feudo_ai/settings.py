@@ -176,6 +176,9 @@ class GameSettings:
     # the probability that a truncated playout plays a Move, March, Advance or Milady as the greedy player would
     # (the mover's best one-ply position score) rather than uniformly (C only)
     playout_greedy: float = 0.0
+    # a truncated playout's Army Cards, Trading Card and reveals (R6-R8) are the greedy player's picks (the tokens
+    # whose best move gains most) rather than uniform ones (C only); off until measured to pay
+    playout_strategy: bool = False
     sampler: Sampler = Sampler.UNIFORM  # the determinization's opponent model
     temperature: float = 1.0  # softmax temperature of the hand-made evaluation (at the start of the game)
     # the rewards are (1 - margin_weight) x the sharp softmax + margin_weight x a softmax of the same scores at
@@ -297,6 +300,7 @@ CONSTRAINTS: dict[str, _Range | _Flag | _EvaluationRule] = {
     "playout_turns": _Range("int", 0, MAX_PLAYOUT_TURNS),
     "seed": _Range("int", -(2**63), 2**64 - 1, hint="a 64-bit integer"),
     "playout_greedy": _Range("real", 0, 1, hint="a probability; 0: uniform playout moves"),
+    "playout_strategy": _Flag("the playouts' Army Cards, Trading Card and reveals by the greedy player's rules"),
     "temperature": _Range("real", 0, MAX_TEMPERATURE, open_lo=True),
     "margin_weight": _Range("real", 0, 1, hint="0: the sharp softmax alone"),
     "margin_temperature": _Range("real", 0, MAX_TEMPERATURE, open_lo=True),
@@ -408,6 +412,9 @@ class SearchOptions:
         if self.playout_greedy and backend != Backend.C:
             raise ValueError("playout_greedy: the greedy playout moves are only available with backend='c' (they "
                              "run in C)")
+        if self.playout_strategy and backend != Backend.C:
+            raise ValueError("playout_strategy: the greedy Strategy picks of the playouts are only available with "
+                             "backend='c' (they run in C)")
         if self.early_stop and (backend != Backend.C or self.algorithm != Algorithm.ISMCTS):
             raise ValueError("early_stop: stopping once the answer is settled is only available with backend='c' and "
                              "algorithm='ismcts' (it reads the C MO-ISMCTS's root)")
