@@ -536,13 +536,26 @@ cdef int _best_move_gain(MoveScorer* m, const CoreGame* g, const CoreStateC* w, 
     return best
 
 
+cdef double _army_card_score(MoveScorer* m, const CoreGame* g, const CoreStateC* w, int t) noexcept nogil:
+    """The greedy player's score of the mover's Army Card t (R6): -10 for a token that cannot move (R8), else the
+    VP its best move would gain now (x 0.8 for a Mercenary, who needs a paying card, R9), plus 0.05 x its number
+    and 0.3 from the Castle."""
+    cdef double v
+    cdef int gain = _best_move_gain(m, g, w, t)
+    if gain < 0:
+        return -10.0
+    v = 0.01 * gain * (0.8 if g.token_kind[t] == TK_MERCENARY else 1.0) + 0.05 * m.num_of[t]
+    if w.loc[m.p][t] == LOC_CASTLE:
+        v += 0.3
+    return v
+
+
 cdef void _strategy_scores(const CoreGame* g, const CoreStateC* w, const int* legal, int n,
                            double* out) noexcept nogil:
     """The greedy player's score of each of the n legal actions of a Strategy pick (R6) or a reveal (R7) of the
     player to move, larger is better (:mod:`feudo_ai.bots.greedy`'s rules, with the greedy playout's scorer):
 
-    - an Army Card: -10 for a token that cannot move (dead, resting, R8), else the VP its best move would gain now
-      (x 0.8 for a Mercenary, who needs a paying card, R9), plus 0.05 x its number and 0.3 from the Castle;
+    - an Army Card: :c:func:`_army_card_score`;
     - a Trading Card: the card's shillings when a Mercenary is selected or when the player has tokens on the map
       and no more cards worth something than turns left before the cards come back (R9), else minus them: spend
       the big cards when they will be needed, keep them otherwise;
@@ -578,26 +591,52 @@ cdef void _strategy_scores(const CoreGame* g, const CoreStateC* w, const int* le
             c = g.trading_value[a - g.a_trade]
             out[i] = c if (merc or (on_map and nonzero >= turns_left)) else -c
             continue
-        t = a - g.a_select
-        gain = _best_move_gain(&m, g, w, t)
-        if gain < 0:
-            out[i] = -10.0
-            continue
-        out[i] = 0.01 * gain * (0.8 if g.token_kind[t] == TK_MERCENARY else 1.0) + 0.05 * m.num_of[t]
-        if w.loc[p][t] == LOC_CASTLE:
-            out[i] += 0.3
+        out[i] = _army_card_score(&m, g, w, a - g.a_select)
 
 
 cdef int _strategy_pick(const CoreGame* g, const CoreStateC* w, const int* buf, int n, Rng* rng) noexcept nogil:
-    """Among the n legal actions of a Strategy pick or a reveal, one of the best by :c:func:`_strategy_scores`
-    (ties: uniform).
+    """The greedy player's Strategy pick or reveal among the n legal actions (R6-R8), by the scores of
+    :c:func:`_strategy_scores`: a Trading Card or a reveal of the best score (ties: uniform); an Army Card the
+    lowest of the cards it wants, the best scored (ties: the lower card) of those it may still pick. The core
+    takes a selection's cards in ascending order (``_legal_select``), so taking the best scored card first could
+    leave no room for a better one below it.
 
     Why in the playout (``SearchOptions.playout_strategy``): the greedy moves of a playout move the tokens its
     selections revealed, and a uniform selection reveals tokens that cannot move or gain anything as often as the
     ones that can."""
     cdef double scores[MAX_ACTIONS]
     cdef double best = -1e300
-    cdef int i, ties = 0, pick = buf[0]
+    cdef MoveScorer m
+    cdef int cand[MAX_TOKENS]
+    cdef double card[MAX_TOKENS]
+    cdef bint wanted[MAX_TOKENS]
+    cdef int i, k, t, top, room, ties = 0, pick = buf[0], last = -1, ncand = 0
+    cdef int p = core_current_player(w, g)
+    if w.phase == PH_SELECT and buf[0] < g.a_trade:
+        # the cards p may still take lie above its last taken one; of them it takes room more (the core offers a
+        # card only while enough held cards lie at or above it, so room = held above last - offered + 1)
+        for t in range(g.num_tokens):
+            if w.sel_army[p][t]:
+                last = t
+        for t in range(last + 1, g.num_tokens):
+            if w.army_held[p][t]:
+                cand[ncand] = t
+                ncand += 1
+        room = ncand - n + 1
+        _move_scorer_init(&m, g, w, p)
+        for i in range(ncand):
+            card[i] = _army_card_score(&m, g, w, cand[i])
+            wanted[i] = False
+        for k in range(room):
+            top = -1
+            for i in range(ncand):
+                if not wanted[i] and (top < 0 or card[i] > card[top]):
+                    top = i
+            wanted[top] = True
+        for i in range(ncand):
+            if wanted[i]:
+                return g.a_select + cand[i]
+        return buf[0]
     _strategy_scores(g, w, buf, n, scores)
     for i in range(n):
         if scores[i] > best:
