@@ -565,7 +565,8 @@ cdef void _strategy_scores(const CoreGame* g, const CoreStateC* w, const int* le
     cdef int p = core_current_player(w, g)
     cdef int i, a, t, c, gain, turns_left, nonzero = 0
     cdef bint merc = False, on_map = False
-    _move_scorer_init(&m, g, w, p)
+    if w.phase == PH_REVEAL or legal[0] < g.a_trade:  # (a Trading Card's score needs no scorer)
+        _move_scorer_init(&m, g, w, p)
     if w.phase == PH_REVEAL:
         for i in range(n):
             t = legal[i] - g.a_reveal

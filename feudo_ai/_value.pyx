@@ -11,8 +11,6 @@ The hand-made ``position_score`` of every seat (a feature) is handed in by the c
 from libc.math cimport exp, tanh
 from libc.stdint cimport uint64_t
 
-import numpy as np
-
 from feudo_ai._public_facts cimport numbers_and_forces, plague_danger
 from engine._core cimport (CoreGame, CoreStateC, MAX_PLAYERS, MAX_TOKENS, MAX_TERRITORIES, PH_TERMINAL, LOC_CASTLE,
                            LOC_DEAD, K_CITY, K_CENTRAL, core_returns,
@@ -197,6 +195,9 @@ cdef void value_rewards(const ValueWeightsC* vw, const CoreStateC* s, const Core
 
 
 def _finite(name, value, shape):
+    import numpy as np  # here, not at import: a search with the hand-made evaluation never loads numpy (whose
+    # import, some 0.1 s cold, would fall in the first timed search of a process)
+
     a = np.asarray(value, dtype=np.float64)
     if a.shape != shape:
         raise ValueError(f"{name}: expected shape {shape}, got {a.shape}")
@@ -224,6 +225,8 @@ cdef class ValueWeights:
         if len(mlp) != 3:
             raise ValueError(f"mlp: expected 3 player counts, got {len(mlp)}")
         self.c.kind = VALUE_MLP
+        import numpy as np
+
         for k in range(3):
             layer = mlp[k]
             w1 = np.asarray(layer["w1"], dtype=np.float64)
@@ -256,6 +259,8 @@ cdef class ValueWeights:
 
     def weights(self):
         """The linear weights as a (3, NUM_FEATURES) array (zeros for an MLP)."""
+        import numpy as np
+
         return np.array([[self.c.w[i][j] for j in range(NUM_FEATURES)] for i in range(3)])
 
     def utility(self, int players, features):

@@ -308,6 +308,29 @@ def test_time_budget() -> None:
     assert advice.stats.stopped_by == "time" and advice.stats.iterations > 100
 
 
+def test_a_search_with_the_handmade_evaluation_loads_no_numpy() -> None:
+    """The first timed search of a process (a one-shot ``feudo advise --seconds 0.1``, a bot's first move) spends
+    its time searching: numpy, whose cold import took about 0.1 s, is loaded only by a learned evaluation's
+    weights (feudo_ai/_value.pyx), so the product's search never waits for it. In a fresh interpreter."""
+    import subprocess
+    import sys
+
+    code = ("import random, sys\n"
+            "import feudo_ai\n"
+            "from engine import new_game, sample_chance\n"
+            "s = new_game(players=2, seed=7); rng = random.Random(7)\n"
+            "while s.is_chance_node(): s.apply_action(sample_chance(s, rng))\n"
+            "opts = feudo_ai.resolve('product', 2, {'iterations': 50})\n"
+            "a = feudo_ai.advise(s, s.current_player(), opts)\n"
+            "print(a.stats.iterations, 'numpy' in sys.modules)\n"
+            "from feudo_ai.experimental.value import c_model\n"
+            "c_model()\n"
+            "print('numpy' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["50", "False", "True"]  # a learned model's weights do load it
+
+
 def test_threads_merge_root_statistics() -> None:
     state = hidden_position()
     two = search(state, iterations=4001, threads=2, seed=7)
