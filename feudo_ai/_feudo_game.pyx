@@ -469,9 +469,14 @@ cdef int _greedy_pick(const CoreGame* g, const CoreStateC* w, const int* buf, in
     truncated playout misses what a purposeful one sets up within the turn (a Baron brought next to a weak
     City, a token walked out of the plague's reach); the evaluation's diagnosis found losses valued as wins that way."""
     cdef double scores[MAX_ACTIONS]
+    _greedy_scores(g, w, buf, n, scores)
+    return _best_scored(buf, scores, n, rng)
+
+
+cdef inline int _best_scored(const int* buf, const double* scores, int n, Rng* rng) noexcept nogil:
+    """The action of buf with the largest score (ties: uniform, drawn from rng)."""
     cdef double best = -1e300
     cdef int i, ties = 0, pick = buf[0]
-    _greedy_scores(g, w, buf, n, scores)
     for i in range(n):
         if scores[i] > best:
             best = scores[i]
@@ -606,12 +611,11 @@ cdef int _strategy_pick(const CoreGame* g, const CoreStateC* w, const int* buf, 
     selections revealed, and a uniform selection reveals tokens that cannot move or gain anything as often as the
     ones that can."""
     cdef double scores[MAX_ACTIONS]
-    cdef double best = -1e300
     cdef MoveScorer m
     cdef int cand[MAX_TOKENS]
     cdef double card[MAX_TOKENS]
     cdef bint wanted[MAX_TOKENS]
-    cdef int i, k, t, top, room, ties = 0, pick = buf[0], last = -1, ncand = 0
+    cdef int i, k, t, top, room, last = -1, ncand = 0
     cdef int p = core_current_player(w, g)
     if w.phase == PH_SELECT and buf[0] < g.a_trade:
         # the cards p may still take lie above its last taken one; of them it takes room more (the core offers a
@@ -639,16 +643,7 @@ cdef int _strategy_pick(const CoreGame* g, const CoreStateC* w, const int* buf, 
                 return g.a_select + cand[i]
         return buf[0]
     _strategy_scores(g, w, buf, n, scores)
-    for i in range(n):
-        if scores[i] > best:
-            best = scores[i]
-            ties = 1
-            pick = buf[i]
-        elif scores[i] == best:
-            ties += 1
-            if rng_below(rng, ties) == 0:
-                pick = buf[i]
-    return pick
+    return _best_scored(buf, scores, n, rng)
 
 
 cdef void _move_scorer_init(MoveScorer* m, const CoreGame* g, const CoreStateC* w, int p) noexcept nogil:
