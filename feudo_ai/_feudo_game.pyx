@@ -24,7 +24,8 @@ table of :c:type:`feudo_ai._game.GameC`:
   code: :mod:`feudo_ai._value`, which takes the position scores above as one of its features);
 - **playout policy** (:c:func:`_playout_action`): uniform, except attacks (only winnable ones, R11) and, with
   probability ``playout_greedy`` (``SearchOptions``, 0 by default), moves: the greedy bot's one-ply best
-  (:c:func:`_greedy_pick`);
+  (:c:func:`_greedy_pick`); with ``playout_strategy`` (off by default), the Army Cards, Trading Card and reveals
+  too: the greedy bot's rules (:c:func:`_strategy_pick`);
 - **truncation**: a truncated playout stops once ``horizon`` turns after the root's turn have ended.
 
 Belief counters (``num_beliefs = n * tokens + n * trading``): per opponent and Army Card, the worlds in which it
