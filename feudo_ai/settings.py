@@ -177,7 +177,8 @@ class GameSettings:
     # (the mover's best one-ply position score) rather than uniformly (C only)
     playout_greedy: float = 0.0
     # a truncated playout's Army Cards, Trading Card and reveals (R6-R8) are the greedy player's picks (the tokens
-    # whose best move gains most) rather than uniform ones (C only); off until measured to pay
+    # whose best move gains most) rather than uniform ones (C only); measured not to pay (docs/search-history.md),
+    # off in every profile
     playout_strategy: bool = False
     sampler: Sampler = Sampler.UNIFORM  # the determinization's opponent model
     temperature: float = 1.0  # softmax temperature of the hand-made evaluation (at the start of the game)
