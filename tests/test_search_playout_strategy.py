@@ -79,13 +79,7 @@ def _expected_scores(state) -> dict[int, float]:
             value = rs.trading_cards[a - L.TRADE]
             out[a] = value if merc or (on_map and worth >= left) else -value
         else:
-            t = a - L.SELECT
-            gain = _best_gain(state, p, t)
-            if gain is None:
-                out[a] = -10.0
-                continue
-            out[a] = (gain * (0.8 if g.token_kind[t] == "mercenary" else 1.0) + 0.05 * state.number(p, t)
-                      + (0.3 if state.loc[p][t] == CASTLE else 0.0))
+            out[a] = _card_score(state, p, a - L.SELECT)
     return out
 
 
@@ -108,7 +102,7 @@ def test_strategy_scores_follow_the_rule_by_the_reference_engine() -> None:
     assert gains > 0 and stuck > 0
 
 
-def _wanted_pick(state, scores: dict[int, float]) -> int:
+def _wanted_pick(state) -> int:
     """The documented Army Card pick: of the cards the player may still take (above its last taken one, R6 as
     the core orders a selection), the ``room`` best scored (ties: the lower card) are wanted, the lowest of
     them is taken."""
@@ -117,12 +111,13 @@ def _wanted_pick(state, scores: dict[int, float]) -> int:
     last = max((t for t in range(g.num_tokens) if state.sel_army[p][t]), default=-1)
     cand = [t for t in range(last + 1, g.num_tokens) if state.army_held[p][t]]
     room = min(g.ruleset.army_cards_selected, sum(state.army_held[p])) - sum(state.sel_army[p])
-    card = {t: (scores[L.SELECT + t] if L.SELECT + t in scores else _card_score(state, p, t)) for t in cand}
+    card = {t: _card_score(state, p, t) for t in cand}
     wanted = sorted(cand, key=lambda t: (-round(card[t], 9), t))[:room]  # (float noise: ties are exact in C)
     return L.SELECT + min(wanted)
 
 
 def _card_score(state, p: int, t: int) -> float:
+    """The documented Army Card score (_army_card_score), from the reference engine."""
     gain = _best_gain(state, p, t)
     if gain is None:
         return -10.0
@@ -152,7 +147,7 @@ def test_strategy_picks_are_the_greedy_bots_choices() -> None:
                 theirs = g.ruleset.trading_cards[bot._decide(state, p) - L.TRADE]
                 assert {g.ruleset.trading_cards[a - L.TRADE] for a in picks} == {theirs}
             else:
-                assert picks == {_wanted_pick(state, _expected_scores(state))}
+                assert picks == {_wanted_pick(state)}
                 if not any(state.sel_army[p]):  # the greedy bot's pick is the same card
                     assert picks == {bot._decide(state, p)}
                     first_picks += 1
@@ -197,7 +192,7 @@ def test_strategy_off_plays_uniformly_and_on_plays_a_best_pick() -> None:
         every_seen |= set(off) == set(scores)
         L = state.game.layout
         if state.phase == Phase.SELECT and state.legal_actions()[0] < L.TRADE:
-            assert set(on) == {_wanted_pick(state, scores)}
+            assert set(on) == {_wanted_pick(state)}
         else:
             assert all(scores[a] >= best - 1e-9 for a in on), (state.phase, on, scores)
     assert worse_off > 0 and every_seen
