@@ -9,7 +9,7 @@ position_score in C plus a softmax), the playout policy (winnable attacks only, 
 playouts by turns.
 """
 
-from libc.stdint cimport int8_t, int16_t, uint64_t
+from libc.stdint cimport int8_t, int16_t, uint32_t, uint64_t
 
 from engine._core cimport CoreGame, CoreState, MAX_PLAYERS, MAX_TERRITORIES, MAX_TOKENS
 from feudo_ai._game cimport SearchGame
@@ -54,8 +54,20 @@ ctypedef struct MoveScorer:
     int num_of[MAX_TOKENS]                      # p's tokens' numbers now (R1: black side when stricken, R18)
     int force_at[MAX_PLAYERS][MAX_TERRITORIES]  # each player's force per territory (Milady adds nothing, R11)
     int enemy[MAX_TERRITORIES]                  # the largest enemy force next to the territory; -1: not yet read
+    uint32_t tokens_at[MAX_TERRITORIES]         # bitset of p's tokens standing on the territory (bit t: token t)
     int city_defence[MAX_TERRITORIES]           # per City index: City defence plus the enemy force in it (R11)
-    bint others_ready[MAX_TOKENS]               # the three arrays below hold token t's row
+    int num_open                                # how many Cities p does not own (0 before p's Castle is placed)
+    int open_cities[MAX_TERRITORIES]            # their City indices, ascending: only they have City terms (R15)
+    int city_value[MAX_TERRITORIES]             # per City index: its distance from p's Castle, its worth (R15)
+    # Per open City's index, over all of p's tokens (read when first needed, ``_city_totals``): so a token's row
+    # below is these less its own part, not a pass over the other tokens
+    bint totals_ready                           # the five arrays below are filled
+    int8_t best_all[MAX_TERRITORIES]            # closest City-taker in moves (99: none)
+    int8_t best_token[MAX_TERRITORIES]          # which token that is (the first of equals; -1: none)
+    int8_t second_all[MAX_TERRITORIES]          # the closest but best_token (99: none; equals best_all on a tie)
+    int16_t force_all[MAX_TERRITORIES]          # p's force next to it
+    int8_t takers_all[MAX_TERRITORIES]          # how many City-takers of p stand next to it
+    bint others_ready[MAX_TOKENS]               # the three arrays below hold token t's row (its open Cities)
     int8_t others_best[MAX_TOKENS][MAX_TERRITORIES]    # per t, City: closest City-taker but t (moves, 99: none)
     int16_t others_force[MAX_TOKENS][MAX_TERRITORIES]  # per t, City: p's force next to it but t's
     int8_t others_taker[MAX_TOKENS][MAX_TERRITORIES]   # per t, City: a City-taker but t stands next to it

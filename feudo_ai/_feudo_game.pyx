@@ -33,7 +33,7 @@ was selected, then per opponent and Trading Card; :meth:`FeudoGame.beliefs` turn
 """
 
 from libc.math cimport sqrt, exp
-from libc.stdint cimport int8_t, int32_t, int64_t, uint64_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
 from engine._core cimport (CoreState, CoreStateC, CoreGame, MAX_PLAYERS, MAX_TOKENS, MAX_TRADING, MAX_ACTIONS,
@@ -658,17 +658,27 @@ cdef void _move_scorer_init(MoveScorer* m, const CoreGame* g, const CoreStateC* 
     m.p = p
     m.desp = desp[p]
     m.castle = g.site_territory[w.castle[p]] if w.castle[p] >= 0 else -1
+    for x in range(g.num_territories):
+        m.enemy[x] = -1
+        m.tokens_at[x] = 0
     for t in range(g.num_tokens):
         m.num_of[t] = num_of[p][t]
         m.others_ready[t] = False
-    for x in range(g.num_territories):
-        m.enemy[x] = -1
+        x = w.loc[p][t]
+        if x >= 0:
+            m.tokens_at[x] |= (<uint32_t>1) << t
+    m.totals_ready = False
+    m.num_open = 0
     for i in range(g.num_cities):
         c = g.cities[i]
         m.city_defence[i] = g.defence_city
         for q in range(g.num_players):
             if q != p:
                 m.city_defence[i] += m.force_at[q][c]
+        if m.castle >= 0 and w.owner[c] != p:
+            m.open_cities[m.num_open] = i
+            m.num_open += 1
+            m.city_value[i] = g.distance[m.castle][c]
 
 
 cdef inline int _enemy_next_to(MoveScorer* m, const CoreGame* g, int x) noexcept nogil:
@@ -712,25 +722,61 @@ cdef inline int _city_term(int value, int best, int force, bint taker, int defen
     return v
 
 
-cdef void _others_row(MoveScorer* m, const CoreGame* g, const CoreStateC* w, int moved) noexcept nogil:
-    """The City aggregates of the mover's tokens other than ``moved``, and the City terms with ``moved`` where it
-    stands (the same loop as position_score's)."""
-    cdef int i, c, t, best, force, before = 0
+cdef void _city_totals(MoveScorer* m, const CoreGame* g, const CoreStateC* w) noexcept nogil:
+    """Per open City, position_score's aggregates over all the mover's tokens, with the closest City-taker's token
+    and the second closest, so that a token's row of :c:func:`_others_row` is one pass over the Cities, not over the
+    Cities and the other tokens (a March scores every token on the map, R9)."""
+    cdef int i, k, c, t, best, force, b1, b2, who, forces, takers
     cdef bint taker
     cdef int p = m.p
-    for i in range(g.num_cities):
+    for k in range(m.num_open):
+        i = m.open_cities[k]
+        c = g.cities[i]
+        b1 = b2 = 99
+        who = -1
+        forces = takers = 0
+        for t in range(g.num_tokens):
+            best = 99
+            force = 0
+            taker = False
+            _add_to_city(m, g, c, t, w.loc[p][t], &best, &force, &taker)
+            if best < b1:
+                b2 = b1
+                b1 = best
+                who = t
+            elif best < b2:
+                b2 = best
+            forces += force
+            takers += taker
+        m.best_all[i] = <int8_t>b1
+        m.best_token[i] = <int8_t>who
+        m.second_all[i] = <int8_t>b2
+        m.force_all[i] = <int16_t>forces
+        m.takers_all[i] = <int8_t>takers
+    m.totals_ready = True
+
+
+cdef void _others_row(MoveScorer* m, const CoreGame* g, const CoreStateC* w, int moved) noexcept nogil:
+    """Per open City, the aggregates of the mover's tokens other than ``moved`` (the totals of
+    :c:func:`_city_totals` less its own part: the closest City-taker but it is the second closest when it is the
+    closest), and the City terms with ``moved`` where it stands (the same loop as position_score's)."""
+    cdef int i, k, c, best, force, before = 0
+    cdef bint taker
+    cdef int p = m.p
+    cdef int x = w.loc[p][moved]
+    if not m.totals_ready:
+        _city_totals(m, g, w)
+    for k in range(m.num_open):
+        i = m.open_cities[k]
         c = g.cities[i]
         best = 99
         force = 0
         taker = False
-        for t in range(g.num_tokens):
-            if t != moved:
-                _add_to_city(m, g, c, t, w.loc[p][t], &best, &force, &taker)
-        m.others_best[moved][i] = <int8_t>best
-        m.others_force[moved][i] = <int16_t>force
-        m.others_taker[moved][i] = taker
-        if w.owner[c] != p:
-            before += _city_with(m, g, w, i, moved, w.loc[p][moved])
+        _add_to_city(m, g, c, moved, x, &best, &force, &taker)
+        m.others_best[moved][i] = m.second_all[i] if m.best_token[i] == moved else m.best_all[i]
+        m.others_force[moved][i] = <int16_t>(m.force_all[i] - force)
+        m.others_taker[moved][i] = m.takers_all[i] - taker > 0
+        before += _city_with(m, g, w, i, moved, x)
     m.cities_before[moved] = before
     m.others_ready[moved] = True
 
@@ -742,7 +788,7 @@ cdef inline int _city_with(const MoveScorer* m, const CoreGame* g, const CoreSta
     cdef int best = m.others_best[t][i], force = m.others_force[t][i]
     cdef bint taker = m.others_taker[t][i]
     _add_to_city(m, g, c, t, x, &best, &force, &taker)
-    return _city_term(g.distance[m.castle][c], best, force, taker, m.city_defence[i])
+    return _city_term(m.city_value[i], best, force, taker, m.city_defence[i])
 
 
 cdef inline void _add_to_city(const MoveScorer* m, const CoreGame* g, int c, int t, int x, int* best, int* force,
@@ -776,10 +822,11 @@ cdef int _relocation_delta(MoveScorer* m, const CoreGame* g, const CoreStateC* w
     cdef int p = m.p
     cdef int src = w.loc[p][t]
     cdef int moved_force = 0 if t == g.milady else m.num_of[t]  # Milady adds nothing to a force (R11)
-    cdef int u, x, i, after = 0, delta
+    cdef int u, x, k, after = 0, delta
     delta = (_token_term(m, g, w, t, dest, m.force_at[p][dest] + moved_force, True)
              - _token_term(m, g, w, t, src, m.force_at[p][src] if src >= 0 else 0, w.entered[p][t]))
-    if moved_force > 0:  # the tokens left behind and the ones joined see another force of their own
+    # the tokens left behind and the ones joined see another force of their own (none there: nothing to add)
+    if moved_force > 0 and (m.tokens_at[dest] | (m.tokens_at[src] & ~((<uint32_t>1) << t) if src >= 0 else 0)):
         for u in range(g.num_tokens):
             if u == t:
                 continue
@@ -790,13 +837,12 @@ cdef int _relocation_delta(MoveScorer* m, const CoreGame* g, const CoreStateC* w
             elif x == dest:
                 delta += (_token_term(m, g, w, u, x, m.force_at[p][x] + moved_force, True)
                           - _token_term(m, g, w, u, x, m.force_at[p][x], True))
-    if m.castle < 0:
+    if m.castle < 0 or t == g.milady:  # Milady counts for no City term (R11, R15)
         return delta
     if not m.others_ready[t]:
         _others_row(m, g, w, t)
-    for i in range(g.num_cities):
-        if w.owner[g.cities[i]] != p:
-            after += _city_with(m, g, w, i, t, dest)
+    for k in range(m.num_open):
+        after += _city_with(m, g, w, m.open_cities[k], t, dest)
     return delta + after - m.cities_before[t]
 
 

@@ -21,6 +21,7 @@ import pytest
 from engine import Phase
 from engine.core import CoreState
 from feudo_ai import _feudo_game
+from feudo_ai.bots.greedy import GreedyBot
 from feudo_ai.search import c_backend as fast_search
 from feudo_ai.settings import MAX_PLAYOUT_TURNS, SearchOptions
 from feudo_ai.settings import resolve
@@ -36,7 +37,7 @@ def product_options(players: int) -> dict:
     return resolve("product", players).changes()
 from feudo_ai.evaluate import position_score
 
-from search_helpers import advice_key, check_blind_pairs_agree, find_position, hidden_position, positions
+from search_helpers import advice_key, check_blind_pairs_agree, find_position, hidden_position, play, positions
 from search_helpers import c_search as search  # noqa: E402 - one C search, SearchOptions names
 
 GREEDY_PHASES = (Phase.MOVE, Phase.MARCH, Phase.ADVANCE, Phase.MILADY)
@@ -120,6 +121,56 @@ def test_greedy_scores_are_what_placing_the_token_gains() -> None:
                 assert score == pytest.approx(position_score(_placed(state, a), p) - now, abs=1e-9), (state.phase, a)
             phases.add(state.phase)
     assert phases == {Phase.MOVE, Phase.MARCH, Phase.ADVANCE}
+
+
+def _greedy_game_positions(players: int, seed: int) -> list:
+    """The Move, March and Advance decisions of a game the greedy player plays for every seat: its tokens gather
+    by the Cities and stack, which random play rarely does."""
+    bots = [GreedyBot(seed * 10 + i) for i in range(players)]
+    out = []
+    play(players, seed, pick=lambda s, rng: bots[s.current_player()].choose(s),
+         until=lambda s: (s.phase in (Phase.MOVE, Phase.MARCH, Phase.ADVANCE) and out.append(s.clone())) or False)
+    return out
+
+
+def _cases(state, a: int) -> set[str]:
+    """What the candidate ``a`` exercises in the incremental scorer, by the reference engine: its token is the only
+    closest City-taker of an open City (so the City terms of the others fall back on the second closest), and
+    another of the mover's tokens stands where it leaves or where it goes (their force changes, R11)."""
+    g, p = state.game, state.current_player()
+    after = _placed(state, a)
+    t = next(u for u in range(g.num_tokens) if after.loc[p][u] != state.loc[p][u])
+    src, dest, out = state.loc[p][t], after.loc[p][t], set()
+    if any(u != t and state.loc[p][u] == src for u in range(g.num_tokens) if src >= 0):
+        out.add("left behind")
+    if any(u != t and state.loc[p][u] == dest for u in range(g.num_tokens)):
+        out.add("joined")
+    castle, dist = state.castle_territory(p), g.map.distance
+    if castle >= 0 and g.takes_cities[t] and t != g.milady and src >= 0:
+        for c in g.map.cities:
+            others = [dist[x][c] for u, x in enumerate(state.loc[p])
+                      if u != t and x >= 0 and g.takes_cities[u] and u != g.milady]
+            if state.owner[c] != p and all(dist[src][c] < d for d in others):
+                out.add("sole closest City-taker")
+    return out
+
+
+def test_greedy_scores_in_greedy_games_are_what_placing_the_token_gains() -> None:
+    """The same check on positions of games the greedy player plays (2 and 4 players): every candidate's C score is
+    the gain of the reference position_score, including the candidates whose token is the only closest City-taker
+    of a City and those whose token leaves or joins others of its side (the scorer's per-City totals and
+    per-territory token sets)."""
+    seen = set()
+    for players, seed in ((2, 1), (2, 2), (4, 3)):
+        for state in _greedy_game_positions(players, seed):
+            p = state.current_player()
+            now = position_score(state, p)
+            got = _feudo_game.greedy_scores(CoreState.from_reference(state))
+            for a, score in got.items():
+                assert score == pytest.approx(position_score(_placed(state, a), p) - now, abs=1e-9), (state.phase, a)
+                if a != state.game.layout.PASS:
+                    seen |= _cases(state, a)
+    assert seen == {"left behind", "joined", "sole closest City-taker"}
 
 
 def test_a_move_that_ends_the_turn_is_scored_by_its_placement() -> None:
