@@ -189,7 +189,7 @@ def test_a_whole_match_by_clicks_with_undo_hint_reload_narration_and_privacy(ser
             sent = sum("SubmitAction" in url for url, _ in requests)
             count = page.evaluate("document.body.dataset.actionCount")
             first = page.query_selector("#army-hand button:not([disabled])")
-            name = first.inner_text().split("\n")[-1]
+            name = first.query_selector("div:last-child").text_content()  # the card's name (its last line)
             first.click()
             page.wait_for_selector("#staged[data-count='1']")
             page.wait_for_selector("#army-hand button:not([disabled])")  # the Advisor's next legal picks
@@ -238,10 +238,12 @@ def test_a_whole_match_by_clicks_with_undo_hint_reload_narration_and_privacy(ser
             best = page.query_selector("#army-hand .card.best")  # the Advisor's pick, outlined in its hand
             assert best is not None
             n = int(staged.get_attribute("data-count"))
-            name = best.inner_text().split("\n")[-1]
+            # a card's name is its last line; read as text, not as rendered lines, which a card being redrawn lacks
+            name = best.query_selector("div:last-child").text_content()
             best.click()  # follow the hint: the card is staged (and sent with the selection: the hint's search
             page.wait_for_selector(f"#staged[data-count='{n + 1}']")  # has a fixed budget and seed, so the match
-            assert name in [c.inner_text().split("\n")[-1] for c in page.query_selector_all("#army-hand .card.staged")]
+            assert name in [c.query_selector("div:last-child").text_content()
+                            for c in page.query_selector_all("#army-hand .card.staged")]
             hinted = True  # replays the same from its seed)
             continue
         mine = phase_text.startswith("Your turn")
