@@ -55,10 +55,11 @@ ctypedef struct MoveScorer:
     int force_at[MAX_PLAYERS][MAX_TERRITORIES]  # each player's force per territory (Milady adds nothing, R11)
     int enemy[MAX_TERRITORIES]                  # the largest enemy force next to the territory; -1: not yet read
     uint32_t tokens_at[MAX_TERRITORIES]         # bitset of p's tokens standing on the territory (bit t: token t)
-    int city_defence[MAX_TERRITORIES]           # per City index: City defence plus the enemy force in it (R11)
     int num_open                                # how many Cities p does not own (0 before p's Castle is placed)
     int open_cities[MAX_TERRITORIES]            # their City indices, ascending: only they have City terms (R15)
-    int city_value[MAX_TERRITORIES]             # per City index: its distance from p's Castle, its worth (R15)
+    # per open City's index (the others are not filled):
+    int city_value[MAX_TERRITORIES]             # its distance from p's Castle, its worth (R15)
+    int city_defence[MAX_TERRITORIES]           # City defence plus the enemy force in it (R11)
     # Per open City's index, over all of p's tokens (read when first needed, ``_city_totals``): so a token's row
     # below is these less its own part, not a pass over the other tokens
     bint totals_ready                           # the five arrays below are filled

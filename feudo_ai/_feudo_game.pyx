@@ -669,16 +669,17 @@ cdef void _move_scorer_init(MoveScorer* m, const CoreGame* g, const CoreStateC* 
             m.tokens_at[x] |= (<uint32_t>1) << t
     m.totals_ready = False
     m.num_open = 0
-    for i in range(g.num_cities):
+    for i in range(g.num_cities):  # (the City terms are read only for p's open Cities, and only once p has a Castle)
         c = g.cities[i]
+        if m.castle < 0 or w.owner[c] == p:
+            continue
+        m.open_cities[m.num_open] = i
+        m.num_open += 1
+        m.city_value[i] = g.distance[m.castle][c]
         m.city_defence[i] = g.defence_city
         for q in range(g.num_players):
             if q != p:
                 m.city_defence[i] += m.force_at[q][c]
-        if m.castle >= 0 and w.owner[c] != p:
-            m.open_cities[m.num_open] = i
-            m.num_open += 1
-            m.city_value[i] = g.distance[m.castle][c]
 
 
 cdef inline int _enemy_next_to(MoveScorer* m, const CoreGame* g, int x) noexcept nogil:
@@ -822,21 +823,23 @@ cdef int _relocation_delta(MoveScorer* m, const CoreGame* g, const CoreStateC* w
     cdef int p = m.p
     cdef int src = w.loc[p][t]
     cdef int moved_force = 0 if t == g.milady else m.num_of[t]  # Milady adds nothing to a force (R11)
-    cdef int u, x, k, after = 0, delta
+    cdef int u, k, after = 0, delta
+    cdef uint32_t me = (<uint32_t>1) << t, left = 0, joined = 0
     delta = (_token_term(m, g, w, t, dest, m.force_at[p][dest] + moved_force, True)
              - _token_term(m, g, w, t, src, m.force_at[p][src] if src >= 0 else 0, w.entered[p][t]))
     # the tokens left behind and the ones joined see another force of their own (none there: nothing to add)
-    if moved_force > 0 and (m.tokens_at[dest] | (m.tokens_at[src] & ~((<uint32_t>1) << t) if src >= 0 else 0)):
-        for u in range(g.num_tokens):
-            if u == t:
-                continue
-            x = w.loc[p][u]
-            if x == src and src >= 0:
-                delta += (_token_term(m, g, w, u, x, m.force_at[p][x] - moved_force, True)
-                          - _token_term(m, g, w, u, x, m.force_at[p][x], True))
-            elif x == dest:
-                delta += (_token_term(m, g, w, u, x, m.force_at[p][x] + moved_force, True)
-                          - _token_term(m, g, w, u, x, m.force_at[p][x], True))
+    if moved_force > 0:
+        if src >= 0:
+            left = m.tokens_at[src] & ~me
+        joined = m.tokens_at[dest] & ~left & ~me
+        if left | joined:
+            for u in range(g.num_tokens):
+                if (left >> u) & 1:
+                    delta += (_token_term(m, g, w, u, src, m.force_at[p][src] - moved_force, True)
+                              - _token_term(m, g, w, u, src, m.force_at[p][src], True))
+                elif (joined >> u) & 1:
+                    delta += (_token_term(m, g, w, u, dest, m.force_at[p][dest] + moved_force, True)
+                              - _token_term(m, g, w, u, dest, m.force_at[p][dest], True))
     if m.castle < 0 or t == g.milady:  # Milady counts for no City term (R11, R15)
         return delta
     if not m.others_ready[t]:
