@@ -246,7 +246,6 @@ cdef int core_playout(CoreStateC* s, const CoreGame* g, CoreRng* rng) noexcept n
 cdef bint core_is_chance(const CoreStateC* s) noexcept nogil
 cdef bint core_desperate(const CoreStateC* s, const CoreGame* g, int p) noexcept nogil  # R17
 cdef int core_shillings_of(const CoreStateC* s, const CoreGame* g, int p, int card) noexcept nogil  # R9, R16
-cdef int core_token_targets(const CoreStateC* s, const CoreGame* g, int p, int t, int* out) noexcept nogil  # R8
 cdef int _playout(CoreStateC* s, const CoreGame* g, CoreRng* rng, int* record, int cap) noexcept nogil
 
 

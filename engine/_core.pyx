@@ -650,18 +650,6 @@ cdef bint core_desperate(const CoreStateC* s, const CoreGame* g, int p) noexcept
     return _desperate(s, g, p)
 
 
-cdef int core_token_targets(const CoreStateC* s, const CoreGame* g, int p, int t, int* out) noexcept nogil:
-    """The territories (ascending, into out[MAX_TERRITORIES]) where token t of player p could end a move if it were
-    revealed now (R8: its army move steps, the entry and ending rules, p's Castle excluded), a Mercenary's pay (R9)
-    aside; their count, or -1 when the token cannot move at all (dead, resting, or p charmed this turn, R13). A query
-    of the position: nothing is changed. The search's greedy Strategy picks score the tokens with it."""
-    cdef Ctx c
-    if not _can_move(s, p, t):
-        return -1
-    _build_ctx(s, g, p, &c)
-    return _destination_list(s, g, &c, t, _army_move_steps(s, g, p, t), 0, out, False)
-
-
 cdef int core_shillings_of(const CoreStateC* s, const CoreGame* g, int p, int card) noexcept nogil:
     return _shillings_of(s, g, p, card)
 

@@ -34,7 +34,6 @@ ctypedef struct FeudoCtx:
     double margin_weight    # EVAL_HANDMADE: weight in [0, 1] of the wide softmax mixed in (0: none, the v1 rewards)
     double margin_temperature   # its constant temperature in VP (> 0): a lead of a few VP is not yet a sure win
     double playout_greedy   # probability in [0, 1] that a playout's Move/March/Advance/Milady is the greedy pick
-    bint playout_strategy   # a playout's Army Cards, Trading Card and reveals are the greedy player's picks (R6-R8)
     int evaluation          # EVAL_*: what evaluates the end of a truncated playout
     const ValueWeightsC* value  # EVAL_LEARNED: the weights (kept alive by FeudoGame.value_weights); else NULL
     double handmade_weight  # EVAL_LEARNED: weight in [0, 1] of the hand-made rewards (with their margin) mixed in

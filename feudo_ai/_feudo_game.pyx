@@ -24,8 +24,7 @@ table of :c:type:`feudo_ai._game.GameC`:
   code: :mod:`feudo_ai._value`, which takes the position scores above as one of its features);
 - **playout policy** (:c:func:`_playout_action`): uniform, except attacks (only winnable ones, R11) and, with
   probability ``playout_greedy`` (``SearchOptions``, 0 by default), moves: the greedy bot's one-ply best
-  (:c:func:`_greedy_pick`); with ``playout_strategy`` (off by default), the Army Cards, Trading Card and reveals
-  too: the greedy bot's rules (:c:func:`_strategy_pick`);
+  (:c:func:`_greedy_pick`);
 - **truncation**: a truncated playout stops once ``horizon`` turns after the root's turn have ended.
 
 Belief counters (``num_beliefs = n * tokens + n * trading``): per opponent and Army Card, the worlds in which it
@@ -39,9 +38,9 @@ from libc.string cimport memcpy
 from engine._core cimport (CoreState, CoreStateC, CoreGame, MAX_PLAYERS, MAX_TOKENS, MAX_TRADING, MAX_ACTIONS,
                            MAX_TERRITORIES, MAX_PLAGUE_KINDS, PH_SELECT, PH_TERMINAL, LOC_CASTLE, LOC_DEAD,
                            K_CITY, K_CENTRAL, PH_ATTACK, PH_ATTACK_JOIN, PH_MOVE, PH_MARCH,
-                           PH_ADVANCE, PH_MILADY, PH_REVEAL, TK_MERCENARY, core_legal,
+                           PH_ADVANCE, PH_MILADY, core_legal,
                            core_apply, core_current_player, core_chance, core_returns, core_is_chance,
-                           core_desperate, core_shillings_of, core_defence_bonus, core_token_targets)
+                           core_desperate, core_shillings_of, core_defence_bonus)
 from feudo_ai._public_facts cimport numbers_and_forces, plague_danger
 from feudo_ai._value cimport ValueWeights, ValueWeightsC, NUM_FEATURES, value_features, value_rewards
 from feudo_ai._game cimport (GameC, Rng, SearchGame, MAX_OBSERVERS, LABEL_HIDDEN, LABEL_SIGNAL, MAX_SIGNALS,
@@ -404,11 +403,11 @@ cdef int _winnable_gain(const CoreGame* g, const CoreStateC* w, int p, int x) no
 
 
 cdef int _playout_action(const CoreGame* g, const CoreStateC* w, const int* buf, int n, double greedy,
-                         bint strategy, Rng* rng) noexcept nogil:
+                         Rng* rng) noexcept nogil:
     """The playout's pick among the n legal actions: uniform, except for attacks (R11) and, with probability
-    ``greedy``, a Move, March, Advance or Milady (R8-R14), which is then the greedy bot's pick (:c:func:`_greedy_pick`);
-    with ``strategy`` (``SearchOptions.playout_strategy``) also the Army Cards, the Trading Card and the reveals
-    (R6-R8), by the greedy player's rules (:c:func:`_strategy_pick`).
+    ``greedy``, a Move, March, Advance or Milady (R8-R14), which is then the greedy bot's pick (:c:func:`_greedy_pick`).
+    The Strategy phase (R6-R8) stays uniform: the greedy player's Strategy picks were measured in the playouts and
+    did not pay (docs/search-history.md, "The greedy player's Strategy picks in the playouts").
 
     A uniformly random attacker mostly throws its tokens away on attacks it cannot win (every attacking
     token is lost on a failed attack), which makes the playout's end position say little about the move
@@ -451,8 +450,6 @@ cdef int _playout_action(const CoreGame* g, const CoreStateC* w, const int* buf,
         if njoin > 0:
             return join[rng_below(rng, njoin)]
         return buf[0]
-    if strategy and n > 1 and (w.phase == PH_SELECT or w.phase == PH_REVEAL):
-        return _strategy_pick(g, w, buf, n, rng)
     # greedy = 0 draws nothing more from rng, so the playouts of before (and ismcts-v1's games) are unchanged
     if (greedy > 0.0 and n > 1 and (w.phase == PH_MOVE or w.phase == PH_MARCH or w.phase == PH_ADVANCE
                                     or w.phase == PH_MILADY)
@@ -525,126 +522,6 @@ cdef void _greedy_scores(const CoreGame* g, const CoreStateC* w, const int* lega
             moved = a - g.a_advance
             dest = w.won_terr[w.round]
         out[i] = 0.01 * _relocation_delta(&m, g, w, moved, dest)
-
-
-cdef int _best_move_gain(MoveScorer* m, const CoreGame* g, const CoreStateC* w, int t) noexcept nogil:
-    """The most, in centi-VP, that the mover's ``position_score`` gains by one move of its token t if it were
-    revealed now (0 when no move gains; its pay aside), -1 when the token cannot move (R8)."""
-    cdef int targets[MAX_TERRITORIES]
-    cdef int i, d, best = 0
-    cdef int k = core_token_targets(w, g, m.p, t, targets)
-    if k < 0:
-        return -1
-    for i in range(k):
-        d = _relocation_delta(m, g, w, t, targets[i])
-        if d > best:
-            best = d
-    return best
-
-
-cdef double _army_card_score(MoveScorer* m, const CoreGame* g, const CoreStateC* w, int t) noexcept nogil:
-    """The greedy player's score of the mover's Army Card t (R6): -10 for a token that cannot move (R8), else the
-    VP its best move would gain now (x 0.8 for a Mercenary, who needs a paying card, R9), plus 0.05 x its number
-    and 0.3 from the Castle."""
-    cdef double v
-    cdef int gain = _best_move_gain(m, g, w, t)
-    if gain < 0:
-        return -10.0
-    v = 0.01 * gain * (0.8 if g.token_kind[t] == TK_MERCENARY else 1.0) + 0.05 * m.num_of[t]
-    if w.loc[m.p][t] == LOC_CASTLE:
-        v += 0.3
-    return v
-
-
-cdef void _strategy_scores(const CoreGame* g, const CoreStateC* w, const int* legal, int n,
-                           double* out) noexcept nogil:
-    """The greedy player's score of each of the n legal actions of a Strategy pick (R6) or a reveal (R7) of the
-    player to move, larger is better (:mod:`feudo_ai.bots.greedy`'s rules, with the greedy playout's scorer):
-
-    - an Army Card: :c:func:`_army_card_score`;
-    - a Trading Card: the card's shillings when a Mercenary is selected or when the player has tokens on the map
-      and no more cards worth something than turns left before the cards come back (R9), else minus them: spend
-      the big cards when they will be needed, keep them otherwise;
-    - a reveal: the VP the token's best move gains now, -1 when it cannot move, -0.5 for a Mercenary its
-      selected card cannot pay (R9)."""
-    cdef MoveScorer m
-    cdef int p = core_current_player(w, g)
-    cdef int i, a, t, c, gain, turns_left, nonzero = 0
-    cdef bint merc = False, on_map = False
-    if w.phase == PH_REVEAL or legal[0] < g.a_trade:  # (a Trading Card's score needs no scorer)
-        _move_scorer_init(&m, g, w, p)
-    if w.phase == PH_REVEAL:
-        for i in range(n):
-            t = legal[i] - g.a_reveal
-            if (g.token_kind[t] == TK_MERCENARY and w.sel_trade[p] >= 0
-                    and core_shillings_of(w, g, p, w.sel_trade[p]) < w.merc_moved[p] + 1):
-                out[i] = -0.5
-                continue
-            gain = _best_move_gain(&m, g, w, t)
-            out[i] = -1.0 if gain < 0 else 0.01 * gain
-        return
-    for t in range(g.num_tokens):
-        if w.sel_army[p][t] and g.token_kind[t] == TK_MERCENARY:
-            merc = True
-        if w.loc[p][t] >= 0:
-            on_map = True
-    for c in range(g.num_trading):
-        if w.trade_held[p][c] and g.trading_value[c] > 0:
-            nonzero += 1
-    turns_left = 1 if w.tiebreak else g.num_trading - (w.turn - 1) % g.num_trading
-    for i in range(n):
-        a = legal[i]
-        if a >= g.a_trade:
-            c = g.trading_value[a - g.a_trade]
-            out[i] = c if (merc or (on_map and nonzero >= turns_left)) else -c
-            continue
-        out[i] = _army_card_score(&m, g, w, a - g.a_select)
-
-
-cdef int _strategy_pick(const CoreGame* g, const CoreStateC* w, const int* buf, int n, Rng* rng) noexcept nogil:
-    """The greedy player's Strategy pick or reveal among the n legal actions (R6-R8), by the scores of
-    :c:func:`_strategy_scores`: a Trading Card or a reveal of the best score (ties: uniform); an Army Card the
-    lowest of the cards it wants, the best scored (ties: the lower card) of those it may still pick. The core
-    takes a selection's cards in ascending order (``_legal_select``), so taking the best scored card first could
-    leave no room for a better one below it.
-
-    Why in the playout (``SearchOptions.playout_strategy``): the greedy moves of a playout move the tokens its
-    selections revealed, and a uniform selection reveals tokens that cannot move or gain anything as often as the
-    ones that can."""
-    cdef double scores[MAX_ACTIONS]
-    cdef MoveScorer m
-    cdef int cand[MAX_TOKENS]
-    cdef double card[MAX_TOKENS]
-    cdef bint wanted[MAX_TOKENS]
-    cdef int i, k, t, top, room, last = -1, ncand = 0
-    cdef int p = core_current_player(w, g)
-    if w.phase == PH_SELECT and buf[0] < g.a_trade:
-        # the cards p may still take lie above its last taken one; of them it takes room more (the core offers a
-        # card only while enough held cards lie at or above it, so room = held above last - offered + 1)
-        for t in range(g.num_tokens):
-            if w.sel_army[p][t]:
-                last = t
-        for t in range(last + 1, g.num_tokens):
-            if w.army_held[p][t]:
-                cand[ncand] = t
-                ncand += 1
-        room = ncand - n + 1
-        _move_scorer_init(&m, g, w, p)
-        for i in range(ncand):
-            card[i] = _army_card_score(&m, g, w, cand[i])
-            wanted[i] = False
-        for k in range(room):
-            top = -1
-            for i in range(ncand):
-                if not wanted[i] and (top < 0 or card[i] > card[top]):
-                    top = i
-            wanted[top] = True
-        for i in range(ncand):
-            if wanted[i]:
-                return g.a_select + cand[i]
-        return buf[0]
-    _strategy_scores(g, w, buf, n, scores)
-    return _best_scored(buf, scores, n, rng)
 
 
 cdef void _move_scorer_init(MoveScorer* m, const CoreGame* g, const CoreStateC* w, int p) noexcept nogil:
@@ -1027,7 +904,7 @@ cdef void _f_evaluate(const void* ctx, const void* s, double* out) noexcept nogi
 
 cdef int _f_playout_action(const void* ctx, const void* s, const int* legal, int n, Rng* rng) noexcept nogil:
     cdef const FeudoCtx* F = <const FeudoCtx*>ctx
-    return _playout_action(F.g, <const CoreStateC*>s, legal, n, F.playout_greedy, F.playout_strategy, rng)
+    return _playout_action(F.g, <const CoreStateC*>s, legal, n, F.playout_greedy, rng)
 
 
 cdef void _f_prior(const void* ctx, const void* s, const int* legal, int n, double* out) noexcept nogil:
@@ -1051,8 +928,7 @@ cdef class FeudoGame(SearchGame):
     evaluation's softmax at the start of the game (learned: the divisor of the utilities); ``evaluation``: "handmade" (that softmax) or "learned" (the
     model whose C weights ``value`` is, :func:`feudo_ai.value.c_model`); ``margin_weight`` in [0, 1] and
     ``margin_temperature`` (> 0): the wide softmax mixed into the handmade rewards (:c:func:`_evaluate`);
-    ``playout_greedy`` in [0, 1]: the share of the playouts' moves that are the greedy pick; ``playout_strategy``:
-    the playouts' Army Cards, Trading Card and reveals are the greedy player's picks; ``handmade_weight`` in
+    ``playout_greedy`` in [0, 1]: the share of the playouts' moves that are the greedy pick; ``handmade_weight`` in
     [0, 1], learned only: the rewards are (1 - w) times the model's plus w times the hand-made ones (same
     ``temperature``, with their margin); ``final_margin_weight`` in [0, 0.5]: the final VP's softmax mixed into a
     finished game's R19 returns (:c:func:`_f_returns`). Options are validated by
@@ -1062,7 +938,7 @@ cdef class FeudoGame(SearchGame):
     def __init__(self, CoreState state not None, int seat, str sampler="uniform", double temperature=1.0,
                  str evaluation="handmade", ValueWeights value=None, double margin_weight=0.0,
                  double margin_temperature=4.0, double playout_greedy=0.0, double handmade_weight=0.0,
-                 double final_margin_weight=0.0, bint playout_strategy=False):
+                 double final_margin_weight=0.0):
         cdef const CoreGame* g = state.compiled.g
         if sampler not in SAMPLERS:
             raise ValueError(f"sampler: expected one of {', '.join(SAMPLERS)}, got {sampler!r}")
@@ -1085,7 +961,6 @@ cdef class FeudoGame(SearchGame):
         self.ctx.margin_weight = margin_weight
         self.ctx.margin_temperature = margin_temperature
         self.ctx.playout_greedy = playout_greedy
-        self.ctx.playout_strategy = playout_strategy
         self.ctx.evaluation = EVALUATIONS[evaluation]
         self.value_weights = value if evaluation == "learned" else None
         self.ctx.value = &value.c if evaluation == "learned" else NULL
@@ -1220,26 +1095,9 @@ def greedy_scores(CoreState state):
     return {legal[i]: out[i] for i in range(n)}
 
 
-def strategy_scores(CoreState state):
-    """{action: score} of :c:func:`_strategy_scores` at a Strategy pick or a reveal of ``state`` (the greedy
-    Strategy playout's scores, ``SearchOptions.playout_strategy``), for tests against feudo_ai.bots.greedy.
-
-    :raises ValueError: if ``state`` is not such a decision."""
-    cdef int legal[MAX_ACTIONS]
-    cdef double out[MAX_ACTIONS]
-    cdef const CoreGame* g = state.compiled.g
-    cdef int i, n
-    if state.s.phase not in (PH_SELECT, PH_REVEAL):
-        raise ValueError("state: not a Strategy pick or a reveal")
-    n = core_legal(&state.s, g, legal)
-    _strategy_scores(g, &state.s, legal, n, out)
-    return {legal[i]: out[i] for i in range(n)}
-
-
-def playout_action(CoreState state, unsigned long long seed, double greedy=0.0, bint strategy=False):
+def playout_action(CoreState state, unsigned long long seed, double greedy=0.0):
     """The action a truncated playout plays at ``state`` (:c:func:`_playout_action`, its random draws seeded by
-    ``seed``; ``greedy`` as ``SearchOptions.playout_greedy``, ``strategy`` as ``SearchOptions.playout_strategy``),
-    for tests against feudo_ai.evaluate.
+    ``seed``; ``greedy`` as ``SearchOptions.playout_greedy``), for tests against feudo_ai.evaluate.
 
     :raises ValueError: if nobody is to act in ``state`` or ``greedy`` is not in [0, 1]."""
     cdef int legal[MAX_ACTIONS]
@@ -1252,7 +1110,7 @@ def playout_action(CoreState state, unsigned long long seed, double greedy=0.0, 
         raise ValueError(f"greedy: expected a probability in [0, 1], got {greedy!r}")
     n = core_legal(&state.s, g, legal)
     rng_seed(&rng, seed)
-    return _playout_action(g, &state.s, legal, n, greedy, strategy, &rng)
+    return _playout_action(g, &state.s, legal, n, greedy, &rng)
 
 
 def determinize(CoreState state, int seat, unsigned long long seed, str sampler="uniform"):
@@ -1270,7 +1128,6 @@ def determinize(CoreState state, int seat, unsigned long long seed, str sampler=
     F.margin_weight = 0.0
     F.margin_temperature = 4.0
     F.playout_greedy = 0.0
-    F.playout_strategy = False
     F.evaluation = EVAL_HANDMADE
     F.value = NULL
     F.handmade_weight = 0.0

@@ -67,10 +67,6 @@ ctypedef struct SearchC:
     double exp3_gamma       # EXP3 exploration
     double prior_weight     # progressive bias of UCB1: + prior_weight * prior / (1 + visits); 0: no prior
     double prior_temperature    # softmax temperature turning the game's prior scores into a distribution
-    # with the prior (prior_weight > 0): a node's untried actions are one more arm of UCB1, valued at the tried
-    # children's mean with one visit's exploration and the prior mass not yet tried as its bias; an untried
-    # action is expanded only when that arm wins (0: every legal action is tried once before any is tried twice)
-    int prior_widening
     long long max_iterations    # <= 0: no limit
     double deadline         # CLOCK_MONOTONIC seconds, <= 0: none
     int* cancel             # shared flag, stop when non-zero (may be NULL)

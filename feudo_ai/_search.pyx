@@ -20,12 +20,10 @@ Per iteration (:c:func:`_iterate`):
    simultaneous with a player still to choose (``simultaneous``). A node with an untried legal action expands
    one (the iteration then leaves the tree): a random one, or with ``prior_weight > 0`` and a game that has a
    ``prior``, the one the game's action prior favours, whose prior then adds a progressive bias to UCB1
-   (:c:func:`_expand_by_prior`); with ``prior_widening`` as well, the untried actions wait their turn as one
-   more UCB1 arm (progressive widening led by the prior, :c:func:`_untried_wins`); forced actions and chance
-   outcomes only descend (the other trees' nodes of the expanded edge are created when a later walk goes on from
-   it). When the pool is full no node is created in that iteration (a tree whose edge is missing leaves the
-   walk); with ``recycle`` the next one starts by freeing the least-travelled half of the pool
-   (:c:func:`_recycle`), so the trees go on growing.
+   (:c:func:`_expand_by_prior`); forced actions and chance outcomes only descend (the other trees'
+   nodes of the expanded edge are created when a later walk goes on from it). When the pool is full no node
+   is created in that iteration (a tree whose edge is missing leaves the walk); with ``recycle`` the next one
+   starts by freeing the least-travelled half of the pool (:c:func:`_recycle`), so the trees go on growing.
 3. **Playout** (``playout``): ``eval`` evaluates the leaf (the game's ``evaluate``), ``truncated`` plays the
    game's ``playout_action`` until its ``truncate`` says stop and then evaluates, ``random`` plays to the end
    (the game's ``returns``).
@@ -410,36 +408,6 @@ cdef inline double _ucb(SearchC* S, int c, int p) noexcept nogil:
     return u
 
 
-cdef bint _untried_wins(SearchC* S, const int* legal, int n, int stamp, int p) noexcept nogil:
-    """``prior_widening``: whether the node's untried actions, taken together as one more UCB1 arm, beat its best
-    tried child. The arm is valued at the tried children's mean (player ``p``'s reward over their visits), with
-    the exploration of one visit among theirs and, as its progressive bias, the prior mass the tried children do
-    not hold (an upper bound of the best untried action's prior, so no prior is computed to decide). So where the
-    prior is sharp the tree deepens along its favourites and tries the others as the node's visits grow, where
-    the plain rule tries every legal action once before any twice. True when nothing is tried yet."""
-    cdef NodeC* nodes = S.nodes
-    cdef int i, a, c
-    cdef long long visits = 0
-    cdef double u, bestv = -1e300, total = 0.0, held = 0.0
-    for i in range(n):
-        a = legal[i]
-        if S.seen[a] != stamp:
-            continue
-        c = S.child_of[a]
-        if nodes[c].visits == 0:
-            continue
-        visits += nodes[c].visits
-        total += _reward(S, c, p)[0]
-        held += nodes[c].prior * (1.0 / PRIOR_ONE)
-        u = _ucb(S, c, p)
-        if u > bestv:
-            bestv = u
-    if visits == 0:
-        return True
-    u = total / visits + S.c * sqrt(log(<double>visits)) + S.prior_weight * (1.0 - held if held < 1.0 else 0.0)
-    return u > bestv
-
-
 cdef int _select(SearchC* S, int node, int p, bint exp3, const int* legal, int n, double* prob,
                  bint* expanded) noexcept nogil:
     """The child of ``node`` (tree of ``p``) to follow among the legal actions; -1 if it would need a node
@@ -506,8 +474,7 @@ cdef int _select(SearchC* S, int node, int p, bint exp3, const int* legal, int n
         if S.seen[a] != stamp or nodes[S.child_of[a]].visits == 0:
             untried[nun] = a
             nun += 1
-    if nun > 0 and not (S.prior_widening and S.prior_weight > 0.0 and S.game.prior != NULL
-                        and nun < n and not _untried_wins(S, legal, n, stamp, p)):
+    if nun > 0:
         if S.prior_weight > 0.0 and S.game.prior != NULL:
             return _expand_by_prior(S, node, legal, n, stamp, expanded)
         a = untried[rng_below(&S.rng, nun) if nun > 1 else 0]
@@ -521,8 +488,6 @@ cdef int _select(SearchC* S, int node, int p, bint exp3, const int* legal, int n
     best = -1
     bestv = -1e300
     for i in range(n):
-        if S.seen[legal[i]] != stamp or nodes[S.child_of[legal[i]]].visits == 0:
-            continue  # untried (prior_widening: the tried children won over them)
         c = S.child_of[legal[i]]
         u = _ucb(S, c, p)
         if u > bestv:
@@ -788,7 +753,7 @@ cdef class SearchWorker:
                  double deadline=0.0, int max_nodes=1000000, str playout="truncated", int playout_turns=0,
                  double c=0.2, double exp3_gamma=0.15, CancelFlag cancel=None, str algorithm="ismcts", int worlds=8,
                  double prior_weight=0.0, double prior_temperature=1.0, bint recycle=False,
-                 SavedTree tree=None, path=None, bint early_stop=False, bint prior_widening=False):
+                 SavedTree tree=None, path=None, bint early_stop=False):
         cdef SearchC* S
         cdef int q, i, n
         cdef bint pimc
@@ -839,7 +804,6 @@ cdef class SearchWorker:
         S.exp3_gamma = exp3_gamma
         S.prior_weight = prior_weight
         S.prior_temperature = prior_temperature
-        S.prior_widening = prior_widening
         S.max_iterations = iterations
         S.deadline = deadline
         self.cancel_flag = cancel

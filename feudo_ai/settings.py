@@ -155,10 +155,6 @@ class SearchParams:
     # prior_temperature) of the game's one-ply scores (the game's `prior` hook); 0: no prior
     prior_weight: float = 0.0
     prior_temperature: float = 1.0
-    # with the prior: a node's untried actions wait as one more UCB1 arm (valued at the tried children's mean, the
-    # prior mass not yet tried as its bias) instead of each being tried once before any twice: progressive widening
-    # led by the prior (C only; nothing without the prior); off until measured to pay (docs/search-history.md)
-    prior_widening: bool = False
     worlds: int = 8  # PIMC: determinizations per worker
     playout: Playout = Playout.TRUNCATED
     playout_turns: int = 0  # truncated playouts: turns played after the root's turn ends
@@ -176,10 +172,6 @@ class GameSettings:
     # the probability that a truncated playout plays a Move, March, Advance or Milady as the greedy player would
     # (the mover's best one-ply position score) rather than uniformly (C only)
     playout_greedy: float = 0.0
-    # a truncated playout's Army Cards, Trading Card and reveals (R6-R8) are the greedy player's picks (the tokens
-    # whose best move gains most) rather than uniform ones (C only); measured not to pay (docs/search-history.md),
-    # off in every profile
-    playout_strategy: bool = False
     sampler: Sampler = Sampler.UNIFORM  # the determinization's opponent model
     temperature: float = 1.0  # softmax temperature of the hand-made evaluation (at the start of the game)
     # the rewards are (1 - margin_weight) x the sharp softmax + margin_weight x a softmax of the same scores at
@@ -301,7 +293,6 @@ CONSTRAINTS: dict[str, _Range | _Flag | _EvaluationRule] = {
     "playout_turns": _Range("int", 0, MAX_PLAYOUT_TURNS),
     "seed": _Range("int", -(2**63), 2**64 - 1, hint="a 64-bit integer"),
     "playout_greedy": _Range("real", 0, 1, hint="a probability; 0: uniform playout moves"),
-    "playout_strategy": _Flag("the playouts' Army Cards, Trading Card and reveals by the greedy player's rules"),
     "temperature": _Range("real", 0, MAX_TEMPERATURE, open_lo=True),
     "margin_weight": _Range("real", 0, 1, hint="0: the sharp softmax alone"),
     "margin_temperature": _Range("real", 0, MAX_TEMPERATURE, open_lo=True),
@@ -310,7 +301,6 @@ CONSTRAINTS: dict[str, _Range | _Flag | _EvaluationRule] = {
                                   "win always outweighs a loss"),
     "prior_weight": _Range("real", 0, MAX_PRIOR_WEIGHT, hint="0: no prior"),
     "prior_temperature": _Range("real", 0, MAX_TEMPERATURE, open_lo=True),
-    "prior_widening": _Flag("with the prior, expand an untried action only when UCB1 prefers it to the tried ones"),
     "recycle": _Flag("recycle a full node pool; false: a full pool stops the trees growing"),
     "reuse_tree": _Flag("start from the seat's previous tree"),
     "early_stop": _Flag("stop a search once its answer can no longer change"),
@@ -398,9 +388,6 @@ class SearchOptions:
                              "runs in C)")
         if self.prior_weight and backend != Backend.C:
             raise ValueError("prior_weight: the action prior is only available with backend='c' (it runs in C)")
-        if self.prior_widening and backend != Backend.C:
-            raise ValueError("prior_widening: widening led by the action prior is only available with backend='c' "
-                             "(it runs in C)")
         if self.handmade_weight and self.evaluation == Evaluation.HANDMADE:
             raise ValueError("handmade_weight: mixes the handmade evaluation into a learned one; use 0 with "
                              "evaluation='handmade'")
@@ -413,9 +400,6 @@ class SearchOptions:
         if self.playout_greedy and backend != Backend.C:
             raise ValueError("playout_greedy: the greedy playout moves are only available with backend='c' (they "
                              "run in C)")
-        if self.playout_strategy and backend != Backend.C:
-            raise ValueError("playout_strategy: the greedy Strategy picks of the playouts are only available with "
-                             "backend='c' (they run in C)")
         if self.early_stop and (backend != Backend.C or self.algorithm != Algorithm.ISMCTS):
             raise ValueError("early_stop: stopping once the answer is settled is only available with backend='c' and "
                              "algorithm='ismcts' (it reads the C MO-ISMCTS's root)")

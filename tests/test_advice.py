@@ -71,6 +71,20 @@ def test_unknown_option_names_the_known_ones():
         SearchOptions.from_dict({"vp_temperature": 1.0})
 
 
+@pytest.mark.parametrize("name", ["prior_widening", "playout_strategy"])
+def test_settings_removed_for_not_paying_are_refused_as_unknown(name):
+    """docs/bots.md, "Experimental": the settings measured not to pay were removed, not left to be ignored; a spec,
+    a profile override or a request naming one is refused, naming it."""
+    from feudo_ai.bots.registry import make_bot
+
+    with pytest.raises(ValueError, match=f"unknown search option.*{name}"):
+        SearchOptions.from_dict({name: True})
+    with pytest.raises(ValueError, match=f"unknown search option.*{name}"):
+        feudo_ai.resolve("product", players=2, overrides={name: True})
+    with pytest.raises(ValueError, match=f"unknown search option.*{name}"):
+        make_bot(f"ismcts:{name}=true", 0)
+
+
 def _check_selection(state, advice, seat: int) -> None:
     """R6: three ascending Army Cards then one Trading Card, each legal in turn from the seat's decision."""
     game = state.game

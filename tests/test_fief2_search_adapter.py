@@ -149,7 +149,6 @@ def test_advise_refuses_the_python_backend_for_fief2():
 
 @pytest.mark.parametrize("name, value", [("margin_weight", 0.5), ("final_margin_weight", 0.1), ("playout_greedy", 1.0),
                                          ("sampler", "weighted"), ("prior_weight", 4.0),
-                                         ("prior_widening", True), ("playout_strategy", True),
                                          ("evaluation", "learned")])
 def test_settings_fief2_does_not_read_are_refused_naming_them(name, value):
     """Feudo's evaluation and playout settings have no meaning in Fief 2's table: refused before any search, by

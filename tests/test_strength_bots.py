@@ -62,17 +62,14 @@ def test_v1_options_are_the_defaults_recorded_at_bf7be3f() -> None:
     were uniform but for attacks: playout_greedy 0 is that playout, bit for bit; a full node pool stopped the trees
     growing, recycle false; every search started afresh, reuse_tree false; nothing mixed into the hand-made
     evaluation, handmade_weight 0, which only a learned one reads; a finished game scored by its R19 returns alone,
-    final_margin_weight 0; every search spent its whole budget, early_stop false; every legal action was tried
-    once before any twice, prior_widening false; the playouts' Strategy picks and reveals were uniform,
-    playout_strategy false)."""
+    final_margin_weight 0; every search spent its whole budget, early_stop false)."""
     assert V1_OPTIONS == {"c": 0.2, "exp3_gamma": 0.15, "playout": "truncated", "playout_turns": 0,
                                       "sampler": "uniform", "temperature": 1.0, "worlds": 8, "max_nodes": None,
                                       "threads": 1, "evaluation": "handmade", "handmade_weight": 0.0,
                                       "prior_weight": 0.0,
                                       "prior_temperature": 1.0, "margin_weight": 0.0, "margin_temperature": 4.0,
                                       "playout_greedy": 0.0, "recycle": False, "reuse_tree": False,
-                                      "final_margin_weight": 0.0, "early_stop": False,
-                                      "prior_widening": False, "playout_strategy": False}
+                                      "final_margin_weight": 0.0, "early_stop": False}
     for name in ("ismcts-v1", "pimc"):
         opts = make_bot(name, 0).options
         assert opts.iterations == 5000 and opts.seconds is None

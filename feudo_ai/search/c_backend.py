@@ -156,7 +156,6 @@ def search_prepared(prepared, options: SearchOptions | None = None, *,
             max_nodes=pool, playout=str(opts.playout), playout_turns=opts.playout_turns, c=float(opts.c),
             exp3_gamma=float(opts.exp3_gamma), cancel=flag, algorithm=str(opts.algorithm), worlds=opts.worlds,
             prior_weight=float(opts.prior_weight), prior_temperature=float(opts.prior_temperature),
-            prior_widening=bool(opts.prior_widening),
             recycle=bool(opts.recycle), tree=tree, path=path if tree is not None else None,
             early_stop=early_stop))
     watched = cancel if isinstance(cancel, threading.Event) else None  # a CancelFlag is read by C directly

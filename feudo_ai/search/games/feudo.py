@@ -75,7 +75,6 @@ class FeudoAdapter:
                                      value=value, margin_weight=float(opts.margin_weight),
                                      margin_temperature=float(opts.margin_temperature),
                                      playout_greedy=float(opts.playout_greedy),
-                                     playout_strategy=bool(opts.playout_strategy),
                                      handmade_weight=float(opts.handmade_weight),
                                      final_margin_weight=float(opts.final_margin_weight))
 

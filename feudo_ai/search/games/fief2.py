@@ -314,8 +314,7 @@ FIEF2 = Fief2Adapter()
 # hand-made evaluation's softmax at `temperature`, no action prior) does not read, with the value that leaves a
 # search as Fief 2 plays it: any other value is refused rather than silently ignored
 _NOT_READ = {"playout_greedy": 0.0, "sampler": "uniform", "margin_weight": 0.0, "final_margin_weight": 0.0,
-             "evaluation": "handmade", "handmade_weight": 0.0, "prior_weight": 0.0, "prior_widening": False,
-             "playout_strategy": False}
+             "evaluation": "handmade", "handmade_weight": 0.0, "prior_weight": 0.0}
 
 
 def check_options(opts) -> None:
