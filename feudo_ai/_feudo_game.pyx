@@ -694,13 +694,28 @@ cdef inline void _add_to_city(const MoveScorer* m, const CoreGame* g, int c, int
             taker[0] = True
 
 
+cdef inline int _force_change(MoveScorer* m, const CoreGame* g, const CoreStateC* w, uint32_t tokens, int x,
+                              int change) noexcept nogil:
+    """How much the terms of the mover's ``tokens`` (a bitset, all standing on x) change, in centi-VP, when the
+    mover's force on x changes by ``change`` (a token left them or joined them); 0 for no token."""
+    cdef int u, d = 0
+    cdef int force = m.force_at[m.p][x]
+    u = 0
+    while tokens:
+        if tokens & 1:
+            d += _token_term(m, g, w, u, x, force + change, True) - _token_term(m, g, w, u, x, force, True)
+        tokens >>= 1
+        u += 1
+    return d
+
+
 cdef int _relocation_delta(MoveScorer* m, const CoreGame* g, const CoreStateC* w, int t, int dest) noexcept nogil:
     """How much the mover's position_score changes, in centi-VP, when its token t goes from where it stands to
     territory ``dest`` (and so has entered the map, R16), nothing else changed."""
     cdef int p = m.p
     cdef int src = w.loc[p][t]
     cdef int moved_force = 0 if t == g.milady else m.num_of[t]  # Milady adds nothing to a force (R11)
-    cdef int u, k, after = 0, delta
+    cdef int k, after = 0, delta
     cdef uint32_t me = (<uint32_t>1) << t, left = 0, joined = 0
     delta = (_token_term(m, g, w, t, dest, m.force_at[p][dest] + moved_force, True)
              - _token_term(m, g, w, t, src, m.force_at[p][src] if src >= 0 else 0, w.entered[p][t]))
@@ -708,15 +723,9 @@ cdef int _relocation_delta(MoveScorer* m, const CoreGame* g, const CoreStateC* w
     if moved_force > 0:
         if src >= 0:
             left = m.tokens_at[src] & ~me
+            delta += _force_change(m, g, w, left, src, -moved_force)
         joined = m.tokens_at[dest] & ~left & ~me
-        if left | joined:
-            for u in range(g.num_tokens):
-                if (left >> u) & 1:
-                    delta += (_token_term(m, g, w, u, src, m.force_at[p][src] - moved_force, True)
-                              - _token_term(m, g, w, u, src, m.force_at[p][src], True))
-                elif (joined >> u) & 1:
-                    delta += (_token_term(m, g, w, u, dest, m.force_at[p][dest] + moved_force, True)
-                              - _token_term(m, g, w, u, dest, m.force_at[p][dest], True))
+        delta += _force_change(m, g, w, joined, dest, moved_force)
     if m.castle < 0 or t == g.milady:  # Milady counts for no City term (R11, R15)
         return delta
     if not m.others_ready[t]:

@@ -159,6 +159,12 @@ def labels_of(responses) -> list[str]:
     raise AssertionError("no DescribeGame answer")
 
 
+def _card_name(card) -> str:
+    """A hand card's name, its last element: read as text, not as rendered lines, which a card being redrawn lacks
+    (a CI run once read '3Mercenary 1')."""
+    return card.query_selector("div:last-child").text_content()
+
+
 def test_a_whole_match_by_clicks_with_undo_hint_reload_narration_and_privacy(server, browser):
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.add_init_script(RECORDER)
@@ -189,7 +195,7 @@ def test_a_whole_match_by_clicks_with_undo_hint_reload_narration_and_privacy(ser
             sent = sum("SubmitAction" in url for url, _ in requests)
             count = page.evaluate("document.body.dataset.actionCount")
             first = page.query_selector("#army-hand button:not([disabled])")
-            name = first.query_selector("div:last-child").text_content()  # the card's name (its last line)
+            name = _card_name(first)
             first.click()
             page.wait_for_selector("#staged[data-count='1']")
             page.wait_for_selector("#army-hand button:not([disabled])")  # the Advisor's next legal picks
@@ -238,12 +244,10 @@ def test_a_whole_match_by_clicks_with_undo_hint_reload_narration_and_privacy(ser
             best = page.query_selector("#army-hand .card.best")  # the Advisor's pick, outlined in its hand
             assert best is not None
             n = int(staged.get_attribute("data-count"))
-            # a card's name is its last line; read as text, not as rendered lines, which a card being redrawn lacks
-            name = best.query_selector("div:last-child").text_content()
+            name = _card_name(best)
             best.click()  # follow the hint: the card is staged (and sent with the selection: the hint's search
             page.wait_for_selector(f"#staged[data-count='{n + 1}']")  # has a fixed budget and seed, so the match
-            assert name in [c.query_selector("div:last-child").text_content()
-                            for c in page.query_selector_all("#army-hand .card.staged")]
+            assert name in [_card_name(c) for c in page.query_selector_all("#army-hand .card.staged")]
             hinted = True  # replays the same from its seed)
             continue
         mine = phase_text.startswith("Your turn")
