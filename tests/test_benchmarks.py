@@ -407,3 +407,18 @@ def test_early_stop_benchmark_json() -> None:
     assert result["search_options"]["iterations"] == 200 and result["provenance"]["options"]["args"]["players"] == 2
     bad = _run("benchmarks/early_stop.py", "--iterations", "3")
     assert bad.returncode == 2 and "--iterations" in bad.stderr
+
+
+def test_playout_ties_cli() -> None:
+    out = _run("benchmarks/playout_ties.py", "--games", "1", "--json")
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["benchmark"] == "playout_ties" and result["provenance"]["options"]["args"]["games"] == 1
+    by_k = {int(k): n for k, n in result["by_top_ties"].items()}
+    assert result["decisions"] == sum(by_k.values()) == sum(p["decisions"] for p in result["by_phase"].values())
+    tied_by_phase = sum(p["tied"] for p in result["by_phase"].values())
+    assert result["tied"] == sum(n for k, n in by_k.items() if k > 1) == tied_by_phase
+    assert 0 < result["tied"] < result["decisions"] and result["mean_tied_actions"] >= 2
+    for args, field in ((["--games", "0"], "--games"), (["--players", "5"], "--players"), (["--seed", "-1"], "--seed")):
+        out = _run("benchmarks/playout_ties.py", *args)
+        assert out.returncode == 2 and "Traceback" not in out.stderr and field in out.stderr, out.stderr

@@ -308,3 +308,28 @@ def test_frozen_baselines_pin_greedy_playouts_off() -> None:
     from feudo_ai.bots import make_bot
     for name in ("ismcts-v1", "pimc"):
         assert make_bot(name, 1).options.playout_greedy == 0.0
+
+
+def test_playout_ties_benchmark_counts_the_ties_of_the_reference_scores() -> None:
+    """benchmarks/playout_ties.py (R8-R14): at every decision it reports, the actions tied at the top of the C
+    playout's scores are those tied at the top of the reference engine's one-ply scores, and ties occur."""
+    import importlib
+    import os
+    import sys
+
+    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks")
+    sys.path.insert(0, here)
+    try:
+        ties = importlib.import_module("playout_ties")
+    finally:
+        sys.path.remove(here)
+    decisions, tied = 0, 0
+    for state, scores in ties.tied_decisions(players=2, seed=20, games=1):
+        reference = _one_ply_scores(state)
+        best = max(reference.values())
+        top = {a for a, v in reference.items() if v == pytest.approx(best, abs=1e-9)}
+        assert {a for a, v in scores.items() if v == max(scores.values())} == top, (state.phase, scores, reference)
+        assert ties.top_ties(scores) == len(top)
+        decisions += 1
+        tied += len(top) > 1
+    assert decisions >= 20 and 0 < tied < decisions
