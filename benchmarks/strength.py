@@ -338,7 +338,8 @@ def pool_results(summaries: list[tuple[str, dict]], only: list[str] | None = Non
 
     A pairing is known by its name; every run of it must agree on its bots and players, and on the search options
     the bots played with (``a_options``, ``b_options``; a run recorded before they were, or by a bot that does not
-    search, has none, which pools only with none). Each run of a pairing must have its own deal seed: runs of one
+    search, has none, which pools only with none; an option since removed, recorded at the value that played as
+    today's code does, :data:`RETIRED_OPTIONS`, is left out of the comparison). Each run of a pairing must have its own deal seed: runs of one
     seed play the same deals (a prefix of one list), so pooling them would count those games twice. The options
     tell a change of the bots' defaults; a change of the code under the same options (or in runs without them)
     they cannot: pool runs of the same code.
@@ -383,8 +384,9 @@ def pool_results(summaries: list[tuple[str, dict]], only: list[str] | None = Non
                     raise PoolError(f"{where}.{key}: {run['name']!r} was played with {into[key]!r} in an earlier "
                                     f"file, here {run[key]!r}")
             for key in ("a_options", "b_options"):
-                if run.get(key) != into[key]:
-                    raise PoolError(f"{where}.{key}: {run['name']!r} " + _options_differ(into[key], run.get(key)))
+                if _comparable(run.get(key)) != _comparable(into[key]):
+                    raise PoolError(f"{where}.{key}: {run['name']!r} "
+                                    + _options_differ(_comparable(into[key]), _comparable(run.get(key))))
             if seed in into["seeds"]:
                 raise PoolError(f"{where}: {run['name']!r} has seed {seed} twice (the same deals)")
             into["seeds"].append(seed)
@@ -429,6 +431,20 @@ def _pooled_figures(runs: list[dict], games: int) -> dict:
     if have("a_places") and len({len(r["a_places"]) for r in runs}) == 1:
         out["a_places"] = [sum(col) for col in zip(*(r["a_places"] for r in runs))]
     return out
+
+
+# Search options since removed from the code, each with the value at which a search played as today's does (the
+# removed code off; docs/search-history.md, "Settings that did not pay, removed": the advice at fixed iterations
+# on 139 positions was the same before and after). A run recorded with one of them at that value pools with runs
+# recorded without it; at any other value it played something today's code cannot, and is refused.
+RETIRED_OPTIONS = {"prior_widening": False, "playout_strategy": False}
+
+
+def _comparable(options: dict | None) -> dict | None:
+    """``options`` without the retired options recorded at the value that plays as today's code."""
+    if options is None:
+        return None
+    return {k: v for k, v in options.items() if not (k in RETIRED_OPTIONS and v is RETIRED_OPTIONS[k])}
 
 
 def _options_differ(before: dict | None, here: dict | None) -> str:

@@ -118,6 +118,23 @@ def test_strength_pool_refuses_what_cannot_be_pooled(tmp_path) -> None:
         assert "--pool" in out.stderr and expected in out.stderr, (files, out.stderr)
 
 
+def test_strength_pool_leaves_out_removed_options_recorded_off(tmp_path) -> None:
+    """A setting since removed (docs/search-history.md, "Settings that did not pay, removed"), recorded off, played
+    as today's code: such a run pools with today's, which do not record it; recorded on, it is refused."""
+    played = {"margin_weight": 0.5, "playout_turns": 200}
+    before = dict(played, prior_widening=False, playout_strategy=False)
+    files = [_strength_run(tmp_path / f"{i}.json", 7100 + i, [dict(_pairing("x vs y", 4, 3.0), a_options=options)])
+             for i, options in enumerate((before, played, dict(played, playout_strategy=True),
+                                          dict(before, margin_weight=0.0)))]
+    out = _run("benchmarks/strength.py", "--pool", files[0], files[1], "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["pairings"][0]["games"] == 8
+    for pair, expected in (((files[1], files[2]), "playout_strategy None there, True here"),
+                           ((files[0], files[3]), "margin_weight 0.5 there, 0.0 here")):
+        out = _run("benchmarks/strength.py", "--pool", *pair)
+        assert out.returncode == 2 and "Traceback" not in out.stderr and expected in out.stderr, out.stderr
+
+
 def _arena_records(out, players: int, games: int) -> str:
     done = _run("-m", "feudo_ai", "arena", "--bots", "greedy,greedy:epsilon=0.5", "--players", str(players),
                 "--format", "gauntlet", "--games", str(games), "--seed", "2", "--jobs", "1", "--out", str(out),
