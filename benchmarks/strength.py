@@ -338,8 +338,8 @@ def pool_results(summaries: list[tuple[str, dict]], only: list[str] | None = Non
 
     A pairing is known by its name; every run of it must agree on its bots and players, and on the search options
     the bots played with (``a_options``, ``b_options``; a run recorded before they were, or by a bot that does not
-    search, has none, which pools only with none; an option since removed, recorded at the value that played as
-    today's code does, :data:`RETIRED_OPTIONS`, is left out of the comparison). Each run of a pairing must have its own deal seed: runs of one
+    search, has none, which pools only with none; an option added or removed at some version of the code, recorded
+    at the value that plays as the code without it, :data:`OPTIONAL_OPTIONS`, is left out of the comparison). Each run of a pairing must have its own deal seed: runs of one
     seed play the same deals (a prefix of one list), so pooling them would count those games twice. The options
     tell a change of the bots' defaults; a change of the code under the same options (or in runs without them)
     they cannot: pool runs of the same code.
@@ -433,18 +433,21 @@ def _pooled_figures(runs: list[dict], games: int) -> dict:
     return out
 
 
-# Search options since removed from the code, each with the value at which a search played as today's does (the
-# removed code off; docs/search-history.md, "Settings that did not pay, removed": the advice at fixed iterations
-# on 139 positions was the same before and after). A run recorded with one of them at that value pools with runs
-# recorded without it; at any other value it played something today's code cannot, and is refused.
-RETIRED_OPTIONS = {"prior_widening": False, "playout_strategy": False}
+# Search options that not every version of the code had, each with the value at which a search plays as the code
+# without it: added later, off by default (early_stop, final_margin_weight, handmade_weight: a run recorded before
+# them has no such key), or removed since (prior_widening, playout_strategy; docs/search-history.md, "Settings that
+# did not pay, removed": the advice at fixed iterations on 139 positions was the same before and after). Recorded at
+# that value or not recorded, the option compares equal; at any other value the run played something else.
+OPTIONAL_OPTIONS = {"early_stop": False, "final_margin_weight": 0.0, "handmade_weight": 0.0,
+                    "prior_widening": False, "playout_strategy": False}
 
 
 def _comparable(options: dict | None) -> dict | None:
-    """``options`` without the retired options recorded at the value that plays as today's code."""
+    """``options`` without the :data:`OPTIONAL_OPTIONS` recorded at the value that plays as the code without them."""
     if options is None:
         return None
-    return {k: v for k, v in options.items() if not (k in RETIRED_OPTIONS and v is RETIRED_OPTIONS[k])}
+    return {k: v for k, v in options.items()
+            if not (k in OPTIONAL_OPTIONS and type(v) is type(OPTIONAL_OPTIONS[k]) and v == OPTIONAL_OPTIONS[k])}
 
 
 def _options_differ(before: dict | None, here: dict | None) -> str:

@@ -118,11 +118,12 @@ def test_strength_pool_refuses_what_cannot_be_pooled(tmp_path) -> None:
         assert "--pool" in out.stderr and expected in out.stderr, (files, out.stderr)
 
 
-def test_strength_pool_leaves_out_removed_options_recorded_off(tmp_path) -> None:
-    """A setting since removed (docs/search-history.md, "Settings that did not pay, removed"), recorded off, played
-    as today's code: such a run pools with today's, which do not record it; recorded on, it is refused."""
-    played = {"margin_weight": 0.5, "playout_turns": 200}
-    before = dict(played, prior_widening=False, playout_strategy=False)
+def test_strength_pool_leaves_out_options_recorded_at_the_value_of_the_code_without_them(tmp_path) -> None:
+    """A setting since removed (docs/search-history.md, "Settings that did not pay, removed") or added later,
+    recorded off, played as the code without it: such a run pools with one that does not record it; recorded on,
+    it is refused."""
+    played = {"margin_weight": 0.5, "playout_turns": 200, "early_stop": False, "final_margin_weight": 0.0}
+    before = {"margin_weight": 0.5, "playout_turns": 200, "prior_widening": False, "playout_strategy": False}
     files = [_strength_run(tmp_path / f"{i}.json", 7100 + i, [dict(_pairing("x vs y", 4, 3.0), a_options=options)])
              for i, options in enumerate((before, played, dict(played, playout_strategy=True),
                                           dict(before, margin_weight=0.0)))]
