@@ -339,8 +339,9 @@ def pool_results(summaries: list[tuple[str, dict]], only: list[str] | None = Non
     A pairing is known by its name; every run of it must agree on its bots and players, and on the search options
     the bots played with (``a_options``, ``b_options``; a run recorded before they were, or by a bot that does not
     search, has none, which pools only with none; an option added or removed at some version of the code, recorded
-    at the value that plays as the code without it, :data:`OPTIONAL_OPTIONS`, is left out of the comparison). Each run of a pairing must have its own deal seed: runs of one
-    seed play the same deals (a prefix of one list), so pooling them would count those games twice. The options
+    at the value that plays as the code without it, :data:`OPTIONAL_OPTIONS`, is left out of the comparison). Each
+    run of a pairing must have its own deal seed: runs of one seed play the same deals (a prefix of one list), so
+    pooling them would count those games twice. The options
     tell a change of the bots' defaults; a change of the code under the same options (or in runs without them)
     they cannot: pool runs of the same code.
 
