@@ -698,9 +698,8 @@ cdef inline int _force_change(MoveScorer* m, const CoreGame* g, const CoreStateC
                               int change) noexcept nogil:
     """How much the terms of the mover's ``tokens`` (a bitset, all standing on x) change, in centi-VP, when the
     mover's force on x changes by ``change`` (a token left them or joined them); 0 for no token."""
-    cdef int u, d = 0
+    cdef int u = 0, d = 0
     cdef int force = m.force_at[m.p][x]
-    u = 0
     while tokens:
         if tokens & 1:
             d += _token_term(m, g, w, u, x, force + change, True) - _token_term(m, g, w, u, x, force, True)

@@ -1,4 +1,4 @@
-"""Small helpers for building hand-made Feudo positions in tests.
+"""Small helpers for building hand-made Feudo positions in tests, and for loading a benchmark script as a module.
 
 Positions are built by editing a fresh state's fields directly (the state is plain lists of ints and bools),
 then clearing the legal-action cache with :func:`touch`. Token slots follow the basic ruleset's roster (R1).
@@ -6,7 +6,11 @@ then clearing the legal-action cache with :func:`touch`. Token slots follow the 
 
 from __future__ import annotations
 
+import importlib
+import os
 import random
+import sys
+from types import ModuleType
 from typing import Callable, Iterable
 
 from engine import load_map, load_ruleset, new_game
@@ -170,3 +174,16 @@ def play_until(state: State, stop: Callable[[State], bool], chooser: Callable[[S
 
 def random_chooser(rng: random.Random) -> Callable[[State], int]:
     return lambda s: rng.choice(s.legal_actions())
+
+
+BENCHMARKS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks")
+
+
+def benchmark_module(name: str) -> ModuleType:
+    """A benchmark script of ``benchmarks/`` imported as a module (``benchmarks/`` is no package; its scripts import
+    each other by name, so the folder is on ``sys.path`` while the script loads)."""
+    sys.path.insert(0, BENCHMARKS)
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(BENCHMARKS)

@@ -3,7 +3,6 @@ strength target is asserted here; the targets live in the benchmarks' own output
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
 import os
@@ -13,6 +12,8 @@ import subprocess
 import sys
 
 import numpy as np
+
+from helpers import benchmark_module
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -145,7 +146,7 @@ def _arena_records(out, players: int, games: int) -> str:
 
 
 def test_evaluation_calibration_scores_the_c_evaluation_as_a_forecast(tmp_path) -> None:
-    calibration = _benchmark_module("evaluation_calibration")
+    calibration = benchmark_module("evaluation_calibration")
     records = calibration.records_of([_arena_records(tmp_path / "a", 3, 3)])
     result = calibration.calibrate(records, grid=(0.5, 1e5))
     assert result["games"] == 3 and result["players"] == 3 and result["shipped_temperature"] == 1.0
@@ -194,19 +195,10 @@ def test_evaluation_calibration_cli(tmp_path) -> None:
         assert message in out.stderr, (args, out.stderr)
 
 
-def _benchmark_module(name: str):
-    """A benchmark script imported as a module (benchmarks/ is no package)."""
-    sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
-    try:
-        return importlib.import_module(name)
-    finally:
-        sys.path.remove(os.path.join(ROOT, "benchmarks"))
-
-
 def test_policy_prior_study_finds_a_policy_the_features_determine() -> None:
     """Synthetic decisions whose search choice is the action of the largest first feature, and hand-made scores
     that are noise: the conditional logit over the features must find the choice, the hand-made softmax not."""
-    policy_prior = _benchmark_module("policy_prior")
+    policy_prior = benchmark_module("policy_prior")
     rng = np.random.default_rng(3)
     records = []
     for game in range(10):
@@ -247,7 +239,7 @@ def _git(*args: str) -> str:
 
 def _played_options(spec: str, players: int) -> dict | None:
     """strength.played_options, in this process: what a new strength run records for ``spec``."""
-    return _benchmark_module("strength").played_options(spec, players)
+    return benchmark_module("strength").played_options(spec, players)
 
 
 def test_record_options_fills_a_run_recorded_before_options_then_checks_it(tmp_path) -> None:
@@ -354,7 +346,7 @@ def test_every_results_file_carries_its_provenance() -> None:
 
 
 def test_provenance_records_commit_command_and_options() -> None:
-    provenance = _benchmark_module("provenance")
+    provenance = benchmark_module("provenance")
     prov = provenance.provenance({"seed": 3, "modes": ("a", "b")}, argv=["benchmarks/x.py", "--only", "a b"])
     assert prov["command"] == "python benchmarks/x.py --only 'a b'" and prov["argv"][-1] == "a b"
     assert prov["options"] == {"seed": 3, "modes": ["a", "b"]}
@@ -397,7 +389,7 @@ def test_every_strength_pairing_names_bots_that_can_play_its_player_count() -> N
     the way the search checks it before its first decision."""
     from feudo_ai.experimental.value import check_trained_for
 
-    strength = _benchmark_module("strength")
+    strength = benchmark_module("strength")
     checked_models = 0
     for name, suite in strength.SUITES.items():
         pairs = suite(True, True) if name == "strength-targets" else suite(True)

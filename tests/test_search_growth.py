@@ -5,9 +5,7 @@ changes a search that does not use it."""
 
 from __future__ import annotations
 
-import os
 import random
-import sys
 
 import pytest
 
@@ -17,6 +15,7 @@ from engine.record import play_game
 from feudo_ai.bots import make_bot
 from feudo_ai.settings import FIELDS, SearchOptions, profile_base, resolve
 import feudo_ai.settings as settings
+from helpers import benchmark_module
 from search_helpers import advice_key, c_search, hidden_position, positions
 
 fast_search = pytest.importorskip("feudo_ai.search.c_backend")
@@ -74,9 +73,7 @@ def test_ismcts_v2_is_a_bot_spec_and_a_benchmark_entrant() -> None:
     assert type(bot).name == "ismcts-v2" and bot.name.startswith("ismcts-v2") and bot.follow_plan and bot.bank
     for n in (2, 4):
         assert bot.options_for(n) == resolve("ismcts-v2", n, {"seconds": 0.1})
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
-    import strength
-
+    strength = benchmark_module("strength")
     played = strength.played_options("ismcts-v2:seconds=0.1", 2)
     assert played["playout_turns"] == 200 and played["recycle"] is False and played["reuse_tree"] is False
     assert any(p["b"] == "ismcts-v2:seconds=0.1" for p in strength.growth_pairings(True))

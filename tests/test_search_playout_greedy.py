@@ -37,6 +37,7 @@ def product_options(players: int) -> dict:
     return resolve("product", players).changes()
 from feudo_ai.evaluate import position_score
 
+from helpers import benchmark_module
 from search_helpers import advice_key, check_blind_pairs_agree, find_position, hidden_position, play, positions
 from search_helpers import c_search as search  # noqa: E402 - one C search, SearchOptions names
 
@@ -313,16 +314,7 @@ def test_frozen_baselines_pin_greedy_playouts_off() -> None:
 def test_playout_ties_benchmark_counts_the_ties_of_the_reference_scores() -> None:
     """benchmarks/playout_ties.py (R8-R14): at every decision it reports, the actions tied at the top of the C
     playout's scores are those tied at the top of the reference engine's one-ply scores, and ties occur."""
-    import importlib
-    import os
-    import sys
-
-    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks")
-    sys.path.insert(0, here)
-    try:
-        ties = importlib.import_module("playout_ties")
-    finally:
-        sys.path.remove(here)
+    ties = benchmark_module("playout_ties")
     decisions, tied = 0, 0
     for state, scores in ties.tied_decisions(players=2, seed=20, games=1):
         reference = _one_ply_scores(state)

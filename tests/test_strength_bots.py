@@ -466,12 +466,10 @@ def test_strength_benchmark_strength_targets_suite() -> None:
     import subprocess
     import sys
 
+    from helpers import benchmark_module
+
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    sys.path.insert(0, os.path.join(root, "benchmarks"))
-    try:
-        import strength
-    finally:
-        sys.path.pop(0)
+    strength = benchmark_module("strength")
     names = [p["name"] for p in strength.strength_target_pairings(False)]
     assert len(names) == 9 and all(p["target"] for p in strength.strength_target_pairings(False))
     long = strength.strength_target_pairings(False, long=True)
