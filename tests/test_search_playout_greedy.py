@@ -22,9 +22,12 @@ from engine import Phase
 from engine.core import CoreState
 from feudo_ai import _feudo_game
 from feudo_ai.bots.greedy import GreedyBot
-from feudo_ai.search import c_backend as fast_search
-from feudo_ai.settings import MAX_PLAYOUT_TURNS, SearchOptions
-from feudo_ai.settings import resolve
+from feudo_ai.evaluate import position_score
+from feudo_ai.settings import MAX_PLAYOUT_TURNS, SearchOptions, resolve
+
+from helpers import benchmark_module
+from search_helpers import advice_key, check_blind_pairs_agree, find_position, hidden_position, play, positions
+from search_helpers import c_search as search  # one C search, SearchOptions names
 
 
 def greedy_playouts(players: int) -> dict:
@@ -35,11 +38,7 @@ def greedy_playouts(players: int) -> dict:
 def product_options(players: int) -> dict:
     """The settings the product profile adds to the defaults in a game of ``players``."""
     return resolve("product", players).changes()
-from feudo_ai.evaluate import position_score
 
-from helpers import benchmark_module
-from search_helpers import advice_key, check_blind_pairs_agree, find_position, hidden_position, play, positions
-from search_helpers import c_search as search  # noqa: E402 - one C search, SearchOptions names
 
 GREEDY_PHASES = (Phase.MOVE, Phase.MARCH, Phase.ADVANCE, Phase.MILADY)
 SEEDS = range(40)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import random
-from dataclasses import fields
 
 import pytest
 
