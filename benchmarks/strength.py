@@ -341,9 +341,8 @@ def pool_results(summaries: list[tuple[str, dict]], only: list[str] | None = Non
     search, has none, which pools only with none; an option added or removed at some version of the code, recorded
     at the value that plays as the code without it, :data:`OPTIONAL_OPTIONS`, is left out of the comparison). Each
     run of a pairing must have its own deal seed: runs of one seed play the same deals (a prefix of one list), so
-    pooling them would count those games twice. The options
-    tell a change of the bots' defaults; a change of the code under the same options (or in runs without them)
-    they cannot: pool runs of the same code.
+    pooling them would count those games twice. The options tell a change of the bots' defaults; a change of the
+    code under the same options (or in runs without them) they cannot: pool runs of the same code.
 
     :raises PoolError: if a file is not a strength run, a field is missing or wrong, a pairing's bots, players
         or played options differ between runs, a pairing's seed repeats, or no pairing is left to pool.
